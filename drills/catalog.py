@@ -1,0 +1,45 @@
+"""The ordered list of drills: the only place drills are listed, and the curriculum's order."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Drill:
+    id: str  # short name used on the command line: "t1"
+    slug: str  # file stem shared by mine/, solutions/, tests/ and content/: "t1_add"
+    title: str
+    teaches: str
+
+    @property
+    def stub(self) -> Path:
+        return ROOT / "drills" / "stubs" / f"{self.slug}.py"
+
+    @property
+    def test_file(self) -> Path:
+        return ROOT / "tests" / f"test_{self.slug}.py"
+
+    @property
+    def lesson(self) -> Path:
+        return ROOT / "content" / f"{self.slug}.md"
+
+    def source(self, impl: str) -> Path:
+        """The file graded for `impl`: "mine", "solutions", or a folder holding `<slug>.py`."""
+        folder = ROOT / impl if impl in ("mine", "solutions") else Path(impl)
+        return folder / f"{self.slug}.py"
+
+
+DRILLS = [
+    Drill("t1", "t1_add", "Vector add", "programs, the grid, offsets and masks"),
+]
+
+
+def find(name: str) -> Drill:
+    """Look a drill up by id ("t1") or slug ("t1_add")."""
+    for drill in DRILLS:
+        if name in (drill.id, drill.slug):
+            return drill
+    known = ", ".join(d.id for d in DRILLS)
+    raise KeyError(f"no drill named {name!r}; the drills are {known}")

@@ -1,0 +1,122 @@
+"""What the grader prints, and the JSON it writes."""
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from drills import catalog
+from drills.grading import CheckResult, DrillResult
+
+STYLE = {"passed": "green", "failed": "red", "not_started": "yellow", "error": "red",
+         "crashed": "red", "timeout": "red", "skipped": "dim"}
+MARK = {"passed": "✓", "skipped": "-", "not_started": "·"}
+
+
+def console() -> Console:
+    # rich turns colour off by itself under NO_COLOR and when stdout is not a terminal
+    return Console(highlight=False, soft_wrap=True)
+
+
+def heading(impl: str, runtime_description: str, versions: dict[str, str]) -> str:
+    what = f"{impl}/" if impl in ("mine", "solutions") else impl
+    return (f"Grading {what} on {runtime_description} · torch {versions['torch']} · "
+            f"triton {versions['triton']} · Python {versions['python']}")
+
+
+def _points(x: float) -> str:
+    return f"{x:g}"
+
+
+def drill_table(results: list[DrillResult]) -> Table:
+    table = Table(show_edge=False, pad_edge=False, box=None)
+    for column, justify in (("drill", "left"), ("", "left"), ("status", "left"),
+                            ("points", "right"), ("time", "right")):
+        table.add_column(column, justify=justify)
+    for r in results:
+        table.add_row(r.id, r.title, Text(r.status.replace("_", " "), STYLE[r.status]),
+                      f"{_points(r.score)}/{_points(r.max_score)}", f"{r.seconds:.1f}s")
+    return table
+
+
+def _check_line(c: CheckResult) -> Text:
+    mark = MARK.get(c.status, "✗")
+    line = Text(f"  {mark} ", STYLE[c.status])
+    line.append(f"{c.name} ")
+    line.append(f"{_points(c.score)}/{_points(c.max_score)}", "dim")
+    if c.status not in ("passed", "failed", "skipped"):
+        line.append(f"  ({c.status.replace('_', ' ')})", STYLE[c.status])
+    if c.skipped_cases:
+        line.append(f"  [{len(c.skipped_cases)} GPU-only case(s) skipped]", "dim")
+    return line
+
+
+def first_unfinished(results: list[DrillResult]) -> DrillResult | None:
+    return next((r for r in results if r.status != "passed"), None)
+
+
+def next_step(r: DrillResult | None, impl: str) -> str:
+    if r is None:
+        return ("Next: every selected drill passes. Compare your kernels with solutions/ and "
+                "try the experiments at the end of each lesson.")
+    drill = catalog.find(r.id)
+    lesson = drill.lesson.relative_to(catalog.ROOT)
+    again = f"make grade DRILL={r.id}" + ("" if impl == "mine" else f" IMPL={impl}")
+    if r.status == "not_started":
+        return (f"Next: read {lesson}, fill in the TODOs in {r.source} (start by deleting the "
+                f"`raise NotStarted` line), then run `{again}`.")
+    if r.status == "error":
+        return f"Next: make {r.source} importable (the error is above), then run `{again}`."
+    failing = next(c for c in r.checks if c.status != "passed" and c.status != "skipped")
+    return f"Next: fix \"{failing.name}\" in {r.source}, then run `{again}`."
+
+
+def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
+    out = console()
+    out.print()
+    out.print(drill_table(results))
+    total, most = sum(r.score for r in results), sum(r.max_score for r in results)
+    out.print(Text(f"\nTotal {_points(total)}/{_points(most)}", "bold"))
+    focus = first_unfinished(results)
+    for r in results:
+        if verbose or r is focus:
+            out.print(Text(f"\n{r.id} · {r.title}", "bold"))
+            for c in r.checks:
+                out.print(_check_line(c))
+    if focus is not None:
+        out.print()
+        out.print(Text(_failure_title(focus), "bold " + STYLE[focus.status]))
+        out.print(_failure_body(focus), markup=False)
+    out.print()
+    out.print(Text(next_step(focus, impl), "bold"))
+
+
+def _failure_title(r: DrillResult) -> str:
+    if r.status in ("not_started", "error") or (r.message and not r.checks):
+        return f"{r.id} · {r.status.replace('_', ' ')}"
+    c = next(c for c in r.checks if c.status not in ("passed", "skipped"))
+    case = f" [case {c.case}]" if c.case else ""
+    return f"First failure: {r.id} · {c.name}{case}"
+
+
+def _failure_body(r: DrillResult) -> str:
+    if r.status in ("not_started", "error") or (r.message and not r.checks):
+        return r.message
+    c = next(c for c in r.checks if c.status not in ("passed", "skipped"))
+    return c.message + (f"\n{r.message}" if r.message else "")
+
+
+def write_json(path: Path, results: list[DrillResult], impl: str, runtime_kind: str,
+               versions: dict[str, str]) -> None:
+    document = {
+        "impl": impl,
+        "runtime": runtime_kind,
+        "versions": versions,
+        "score": sum(r.score for r in results),
+        "max_score": sum(r.max_score for r in results),
+        "drills": [r.to_json() for r in results],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2) + "\n")

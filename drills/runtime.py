@@ -1,0 +1,58 @@
+"""Where kernels run: a real GPU, or Triton's CPU interpreter.
+
+`select()` must run before any module with a `@triton.jit` kernel is imported: `@triton.jit`
+reads TRITON_INTERPRET when it decorates, so flipping it later changes nothing.
+"""
+
+import os
+import platform
+from dataclasses import dataclass
+
+_TRUTHY = ("1", "true", "yes", "on", "y")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    kind: str  # "gpu" or "interpreter"
+    device: str  # torch device string for test tensors
+    description: str
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind == "gpu"
+
+
+def interpreter_requested() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "").strip().lower() in _TRUTHY
+
+
+def select() -> Runtime:
+    """GPU when CUDA is available and the interpreter was not asked for; else the interpreter."""
+    import torch
+
+    if torch.cuda.is_available() and not interpreter_requested():
+        name = torch.cuda.get_device_name()
+        major, minor = torch.cuda.get_device_capability()
+        return Runtime("gpu", "cuda", f"GPU {name} (sm_{major}{minor})")
+    os.environ["TRITON_INTERPRET"] = "1"
+    reason = "asked for" if torch.cuda.is_available() else "no GPU found"
+    return Runtime("interpreter", "cpu", f"CPU interpreter (TRITON_INTERPRET=1, {reason})")
+
+
+def versions() -> dict[str, str]:
+    import torch
+    import triton
+
+    return {"python": platform.python_version(), "torch": torch.__version__,
+            "triton": triton.__version__}
+
+
+_current: Runtime | None = None
+
+
+def current() -> Runtime:
+    """The runtime of this process, selected on first use and then fixed."""
+    global _current
+    if _current is None:
+        _current = select()
+    return _current

@@ -1,0 +1,358 @@
+"""Helpers the graded suites use to catch a learner's mistakes and name them.
+
+- `Guarded`: a tensor inside a larger buffer whose padding holds a canary, so writes outside
+  the tensor, elements never written and unmasked reads that reach the result all show.
+- `launches()`: records every Triton kernel launch (kernel, grid, arguments) during a call.
+- `TorchSpy`: records the torch operations a host function runs outside its kernel launches,
+  so a result computed with torch instead of the kernel is caught.
+- `compare()`: a closeness check that reports how many elements differ, where, and by how much.
+- `run_case()`: all of the above around one call of a learner's host function.
+"""
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from drills import runtime
+
+
+def check(name: str, points: int):
+    """Mark a test function as a graded check worth `points` when every one of its cases passes."""
+    return pytest.mark.check(name=name, points=points)
+
+
+def needs_gpu(reason: str):
+    """Mark a case that only a real GPU can run (skipped, with the reason, on the interpreter)."""
+    return pytest.mark.skipif(not runtime.current().is_gpu, reason=f"needs a GPU: {reason}")
+
+
+def device() -> str:
+    return runtime.current().device
+
+
+# ---------------------------------------------------------------------------------------------
+# Canary-padded buffers
+# ---------------------------------------------------------------------------------------------
+
+_BITS = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16,
+         torch.float64: torch.int64, torch.int32: torch.int32, torch.int64: torch.int64}
+
+# Quiet NaNs with distinct payloads, so a padding NaN read into a result is told apart from
+# an output element that was never written. Integers get values far outside any test's range.
+_INPUT_CANARY = {torch.float32: 0x7FC0_0A11, torch.float16: 0x7E11, torch.bfloat16: 0x7FC1,
+                 torch.float64: 0x7FF8_0000_0000_0A11}
+_OUTPUT_CANARY = {torch.float32: 0x7FDE_AD00, torch.float16: 0x7E5A, torch.bfloat16: 0x7FDA,
+                  torch.float64: 0x7FFD_EAD0_0000_0000}
+_INT_INPUT_CANARY = 0x3A3A_3A3A
+_INT_OUTPUT_CANARY = -0x3C3C_3C3C
+
+
+def _canary_bits(dtype: torch.dtype, output: bool) -> int:
+    if dtype.is_floating_point:
+        return (_OUTPUT_CANARY if output else _INPUT_CANARY)[dtype]
+    return _INT_OUTPUT_CANARY if output else _INT_INPUT_CANARY
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view(_BITS[t.dtype])
+
+
+GUARD = 64  # canary elements before and after every guarded tensor
+
+
+class Guarded:
+    """A 1-D or 2-D tensor living inside a bigger buffer filled with a canary.
+
+    `row_gap` puts extra canary elements between the rows of a 2-D tensor (a row stride larger
+    than its width), so a kernel that ignores the row stride reads or writes the gaps.
+    """
+
+    def __init__(self, shape: tuple[int, ...], dtype: torch.dtype, *, output: bool,
+                 row_gap: int = 0, dev: str | None = None):
+        if len(shape) not in (1, 2):
+            raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
+        rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+        row_stride = cols + row_gap
+        span = (rows - 1) * row_stride + cols if rows and cols else 0
+        self.span = span  # buffer elements from the tensor's first element to its last, + 1
+        self.canary = _canary_bits(dtype, output)
+        self.buffer = torch.empty(GUARD + span + GUARD, dtype=dtype, device=dev or device())
+        _bits(self.buffer).fill_(self.canary)
+        strides = (1,) if len(shape) == 1 else (row_stride, 1)
+        self.tensor = self.buffer.as_strided(shape, strides, GUARD)
+        inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
+        inside.as_strided(shape, strides, GUARD).fill_(True)
+        self._inside = inside
+
+    @classmethod
+    def holding(cls, values: torch.Tensor, **kwargs) -> "Guarded":
+        """An input: a guarded copy of `values`, whose padding reads as NaN."""
+        g = cls(tuple(values.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
+        g.tensor.copy_(values)
+        return g
+
+    def snapshot(self) -> torch.Tensor:
+        return _bits(self.buffer).clone()
+
+    def changed_since(self, snapshot: torch.Tensor) -> int:
+        return int((_bits(self.buffer) != snapshot).sum())
+
+    def written_outside(self) -> list[int]:
+        """Buffer offsets outside the tensor whose canary was overwritten, relative to element 0."""
+        hit = (_bits(self.buffer) != self.canary) & ~self._inside
+        return [i - GUARD for i in torch.nonzero(hit).flatten().tolist()]
+
+    def never_written(self) -> torch.Tensor:
+        """Boolean mask, shaped like the tensor, of elements that still hold the canary."""
+        return _bits(self.tensor) == self.canary
+
+
+# ---------------------------------------------------------------------------------------------
+# Watching the host function: kernel launches and torch operations
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Launch:
+    kernel: str
+    grid: tuple[int, ...]
+    args: dict  # every kernel argument by name, constexprs included
+
+    def programs(self) -> int:
+        return math.prod(self.grid)
+
+    def touches(self, t: torch.Tensor) -> bool:
+        """Whether a tensor argument of this launch shares storage with `t`."""
+        ptr = t.untyped_storage().data_ptr()
+        return any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == ptr
+                   for a in self.args.values())
+
+
+_in_launch = [0]
+
+
+def _kernel_classes() -> list[type]:
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    return [JITFunction, InterpretedFunction]
+
+
+@contextlib.contextmanager
+def launches() -> Iterator[list[Launch]]:
+    """Record every Triton launch made inside the block (autotuned kernels included)."""
+    seen: list[Launch] = []
+    originals = {cls: cls.run for cls in _kernel_classes()}
+
+    def recording(original):
+        def run(self, *args, grid, warmup, **kwargs):
+            if warmup:
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            named = dict(zip(self.arg_names, args)) | kwargs
+            shape = grid(named) if callable(grid) else grid
+            seen.append(Launch(self.__name__, tuple(int(g) for g in shape), named))
+            _in_launch[0] += 1
+            try:
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                _in_launch[0] -= 1
+
+        return run
+
+    for cls, original in originals.items():
+        cls.run = recording(original)
+    try:
+        yield seen
+    finally:
+        for cls, original in originals.items():
+            cls.run = original
+
+
+class TorchSpy(TorchDispatchMode):
+    """Records the names of torch operations run outside Triton launches (e.g. "add", "mm")."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if not _in_launch[0]:
+            self.ops.append(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing values
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+# torch.testing's defaults: tight enough that an all-zero or constant output never passes.
+TOLERANCES = {
+    torch.float32: Tolerance(1e-5, 1.3e-6),
+    torch.float16: Tolerance(1e-5, 1e-3),
+    torch.bfloat16: Tolerance(1e-5, 1.6e-2),
+    torch.int32: Tolerance(0, 0),
+    torch.int64: Tolerance(0, 0),
+}
+
+DTYPE_NAMES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16",
+               torch.int32: "int32", torch.int64: "int64", torch.float64: "fp64"}
+
+
+def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for size in reversed(shape):
+        out.append(flat % size)
+        flat //= size
+    return tuple(reversed(out))
+
+
+def _fmt_index(idx: tuple[int, ...]) -> str:
+    return str(idx[0]) if len(idx) == 1 else "(" + ", ".join(map(str, idx)) + ")"
+
+
+def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
+            owner: Callable[[tuple[int, ...]], str] = lambda idx: "",
+            show: int = 5) -> str | None:
+    """None when `got` is close to `expected`, else a report a learner can act on."""
+    g, e = got.detach().double(), expected.detach().double().to(got.device)
+    nan, inf = torch.isnan(g) & ~torch.isnan(e), torch.isinf(g) & ~torch.isinf(e)
+    err = (g - e).abs().nan_to_num(nan=math.inf)
+    bad = ~(err <= tol.atol + tol.rtol * e.abs()) & ~(g == e)
+    n_bad = int(bad.sum())
+    if n_bad == 0:
+        return None
+    finite = torch.isfinite(g) & torch.isfinite(e)
+    rel = err / e.abs().clamp_min(1e-30)
+    lines = [f"{n_bad} of {g.numel()} elements ({100 * n_bad / g.numel():.1f}%) are wrong "
+             f"(allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
+    if int(nan.sum()) or int(inf.sum()):
+        lines.append(f"NaN where a number was expected: {int(nan.sum())}; "
+                     f"inf where a finite number was expected: {int(inf.sum())}")
+    if bool((finite & bad).any()):
+        worst = int(torch.where(finite, err, torch.zeros_like(err)).flatten().argmax())
+        worst_rel = int(torch.where(finite, rel, torch.zeros_like(rel)).flatten().argmax())
+        lines.append(f"max abs error {err.flatten()[worst]:.4g} at index "
+                     f"{_fmt_index(_index(worst, tuple(g.shape)))}; max rel error "
+                     f"{rel.flatten()[worst_rel]:.4g}")
+    lines.append("first wrong elements:")
+    for flat in torch.nonzero(bad.flatten()).flatten()[:show].tolist():
+        idx = _index(flat, tuple(g.shape))
+        who = owner(idx)
+        where = f"  ({who})" if who else ""
+        lines.append(f"  [{_fmt_index(idx)}] got {g[idx].item():.6g}, "
+                     f"expected {e[idx].item():.6g}{where}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# One call of a learner's host function, with every check around it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hints:
+    """What each finding most likely means in this drill, in the learner's words."""
+
+    outside: str = ""
+    unwritten: str = ""
+    nan: str = ""
+    values: str = ""
+    no_launch: str = ("Every check needs the result to come from your Triton kernel, launched "
+                      "with kernel[grid](...).")
+
+
+@dataclass
+class Case:
+    """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
+
+    name: str
+    fn: Callable[..., torch.Tensor]
+    inputs: dict[str, Guarded]
+    out: Guarded
+    expected: torch.Tensor
+    tol: Tolerance
+    hints: Hints
+    forbidden_ops: frozenset[str]
+    owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
+    kwargs: dict = field(default_factory=dict)
+
+
+def _where(offsets: list[int], span: int) -> str:
+    before = [o for o in offsets if o < 0]
+    after = [o - span for o in offsets if o >= span]
+    parts = []
+    if before:
+        parts.append(f"{len(before)} before element 0 (nearest: {max(before)})")
+    if after:
+        parts.append(f"{len(after)} past the last element (first: {min(after)} past the end)")
+    inside = len(offsets) - len(before) - len(after)
+    if inside:
+        parts.append(f"{inside} in the gaps between rows")
+    return "; ".join(parts)
+
+
+def run_case(case: Case) -> None:
+    """Call the learner's function once and fail with a precise message if anything is off."""
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    spy = TorchSpy()
+    with launches() as seen, spy:
+        result = case.fn(*(g.tensor for g in case.inputs.values()), out=case.out.tensor,
+                         **case.kwargs)
+    if runtime.current().is_gpu:
+        torch.cuda.synchronize()
+    fail = _failure(case, result, seen, spy.ops, before)
+    if fail:
+        pytest.fail(f"case {case.name}: {fail}", pytrace=False)
+
+
+def _failure(case: Case, result, seen: list[Launch], ops: list[str], before: dict) -> str | None:
+    used = sorted(set(ops) & case.forbidden_ops)
+    if not seen:
+        torch_note = f" It ran torch operations instead: {', '.join(used)}." if used else ""
+        return f"no Triton kernel was launched.{torch_note} {case.hints.no_launch}"
+    if used:
+        return (f"the result was computed with torch ({', '.join(used)}) instead of only by "
+                f"the kernel. {case.hints.no_launch}")
+    out = case.out.tensor
+    if not any(launch.touches(out) for launch in seen):
+        return ("no kernel launch was given the output tensor `out`: the kernel must write "
+                "the result into `out`.")
+    if not isinstance(result, torch.Tensor) or result.data_ptr() != out.data_ptr():
+        return "when `out` is given, the function must write into it and return it."
+    for name, guarded in case.inputs.items():
+        changed = guarded.changed_since(before[name])
+        if changed:
+            return (f"the kernel changed {changed} elements of the input `{name}` (or the "
+                    f"padding around it); inputs must stay read-only.")
+    outside = case.out.written_outside()
+    if outside:
+        return (f"wrote {len(outside)} elements outside the output: "
+                f"{_where(outside, case.out.span)}. "
+                f"{case.hints.outside}")
+    launch = seen[-1]
+    owner = lambda idx: case.owner(launch, idx)  # noqa: E731
+    unwritten = case.out.never_written()
+    if bool(unwritten.any()):
+        flat = torch.nonzero(unwritten.flatten()).flatten()
+        first = _index(int(flat[0]), tuple(out.shape))
+        who = owner(first)
+        return (f"{len(flat)} of {out.numel()} output elements were never written (first at "
+                f"index {_fmt_index(first)}{', ' + who if who else ''}). "
+                f"{case.hints.unwritten}")
+    report = compare(out, case.expected, case.tol, owner)
+    if report:
+        nan_hint = case.hints.nan if bool(torch.isnan(out).any()) else ""
+        return f"wrong values.\n{report}\n{nan_hint or case.hints.values}".rstrip()
+    return None

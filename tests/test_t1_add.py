@@ -1,0 +1,126 @@
+"""Graded checks for t1 · Vector add. Lesson: content/t1_add.md
+
+Every case runs the learner's `add` on inputs and an output that sit inside canary-filled
+buffers, so each check also catches writes outside the output, elements never written and a
+result computed without the kernel; the check's own name says what its sizes are chosen to prove.
+"""
+
+import pytest
+import torch
+
+from drills.testing import (DTYPE_NAMES, TOLERANCES, Case, Guarded, Hints, check, compare,
+                            device, launches, needs_gpu, run_case)
+
+HINTS = Hints(
+    outside="The last program's block runs past n_elements: store with mask=offs < n_elements.",
+    unwritten="Launch enough programs to cover every element, rounding up: "
+              "grid = (triton.cdiv(n_elements, BLOCK_SIZE),).",
+    nan="The padding around x and y holds NaN: an unmasked load read past the end of an input.",
+    values="Each program handles offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE) and stores "
+           "x + y at those same offsets.",
+)
+# torch operations that could compute x + y behind the kernel's back
+FORBIDDEN = frozenset({"add", "add_", "sub", "sub_", "sum", "copy_", "index_put_", "cat"})
+
+
+def owner(launch, idx) -> str:
+    block = launch.args.get("BLOCK_SIZE") if launch else None
+    if not isinstance(block, int):
+        return ""
+    return f"program {idx[0] // block} of {launch.programs()}, BLOCK_SIZE={block}"
+
+
+def random_vector(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return torch.randn(n, generator=gen).to(dtype)
+    return torch.randint(-1000, 1000, (n,), generator=gen, dtype=dtype)
+
+
+def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Case:
+    gen = torch.Generator().manual_seed(seed)
+    x, y = random_vector(n, dtype, gen), random_vector(n, dtype, gen)
+    return Case(
+        name=f"n={n} {DTYPE_NAMES[dtype]} seed={seed}",
+        fn=impl.add,
+        inputs={"x": Guarded.holding(x.to(device())), "y": Guarded.holding(y.to(device()))},
+        out=Guarded((n,), dtype, output=True),
+        expected=(x.double() + y.double()).to(dtype),
+        tol=TOLERANCES[dtype],
+        hints=HINTS,
+        forbidden_ops=FORBIDDEN,
+        owner=owner,
+    )
+
+
+LARGE = [pytest.param(2**24 + 7, id="2^24+7", marks=needs_gpu("too many programs for the CPU")),
+         pytest.param(10**8 + 3, id="1e8+3", marks=needs_gpu("too many programs for the CPU"))]
+
+
+@check("adds two vectors", points=20)
+@pytest.mark.parametrize("n", [4096, 65536, pytest.param(2**24, id="2^24", marks=needs_gpu(
+    "too many programs for the CPU"))])
+def test_adds_two_vectors(impl, n):
+    run_case(make_case(impl, n, seed=n % 7))
+
+
+@check("masks the tail (n not a multiple of BLOCK_SIZE)", points=20)
+@pytest.mark.parametrize("n", [1000, 1025, 4097, 98_431, *LARGE])
+def test_masks_the_tail(impl, n):
+    run_case(make_case(impl, n, seed=1))
+
+
+@check("handles tiny sizes down to 1", points=10)
+@pytest.mark.parametrize("n", [1, 2, 3, 31])
+def test_tiny_sizes(impl, n):
+    run_case(make_case(impl, n, seed=2))
+
+
+@check("keeps the input dtype (fp16, int32; bf16 on a GPU)", points=15)
+@pytest.mark.parametrize("dtype", [
+    pytest.param(torch.float16, id="fp16"),
+    pytest.param(torch.int32, id="int32"),
+    pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
+])
+def test_dtypes(impl, dtype):
+    run_case(make_case(impl, 1000, dtype, seed=3))
+
+
+@check("writes nothing outside the output and leaves the inputs alone", points=15)
+@pytest.mark.parametrize("n", [1, 129, 1000, 2049, 98_431])
+def test_no_writes_outside(impl, n):
+    run_case(make_case(impl, n, seed=4))
+
+
+@check("allocates the result when out= is not given", points=10)
+@pytest.mark.parametrize("dtype", [pytest.param(torch.float32, id="fp32"),
+                                   pytest.param(torch.float16, id="fp16")])
+def test_allocates_result(impl, dtype):
+    case = make_case(impl, 1000, dtype, seed=5)
+    x, y = case.inputs["x"].tensor, case.inputs["y"].tensor
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    with launches() as seen:
+        result = impl.add(x, y)
+    if not seen:
+        fail("add(x, y) returned without launching a Triton kernel.")
+    if not isinstance(result, torch.Tensor):
+        fail(f"add(x, y) returned {type(result).__name__}, not a tensor.")
+    if (result.shape, result.dtype, result.device) != (x.shape, x.dtype, x.device):
+        fail(f"add(x, y) returned {tuple(result.shape)} {result.dtype} on {result.device}; "
+             f"expected {tuple(x.shape)} {x.dtype} on {x.device}, like x: allocate the output "
+             "with torch.empty_like(x).")
+    for name, guarded in case.inputs.items():
+        if guarded.changed_since(before[name]):
+            fail(f"add(x, y) changed its input {name}: write into a new tensor instead.")
+    report = compare(result, case.expected, case.tol)
+    if report:
+        fail(f"add(x, y) without out= returned wrong values.\n{report}")
+
+
+def fail(message: str) -> None:
+    pytest.fail(f"case n=1000: {message}", pytrace=False)
+
+
+@check("launches its Triton kernel (no torch arithmetic)", points=10)
+@pytest.mark.parametrize("n", [777, 5000])
+def test_launches_kernel(impl, n):
+    run_case(make_case(impl, n, seed=6))
