@@ -85,6 +85,10 @@ def _death(returncode: int) -> str:
             return ("the process crashed with a segmentation fault (SIGSEGV). On the CPU "
                     "interpreter this is what a load or store far outside a tensor does: "
                     "check your masks and offsets.")
+        if name == "SIGABRT":
+            return ("the process aborted (SIGABRT). On the CPU interpreter this is usually "
+                    "memory corrupted earlier by a store outside a tensor: check the masks on "
+                    "your stores.")
         return f"the process was killed by {name}."
     return f"the process exited with status {returncode}."
 

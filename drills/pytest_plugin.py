@@ -19,8 +19,9 @@ import pytest
 
 from drills import NotStarted, catalog, runtime
 
-# Exit status asking the grader to restart the remaining cases in a fresh process: after a CUDA
-# fault the context is unusable, so every later case would fail for a reason not its own.
+# Exit status asking the grader to resume the remaining checks in a fresh process: after a CUDA
+# fault the context is unusable, and after a timeout the next case of that check would most
+# likely hang too, so the rest would fail or wait for reasons not their own.
 RESTART_EXIT = 75
 
 _CUDA_FAULT = re.compile(r"CUDA error|illegal memory access|unspecified launch failure|"
@@ -179,5 +180,5 @@ def pytest_runtest_makereport(item, call):
         case = item.callspec.id if hasattr(item, "callspec") else ""
         _emit(item.config, event="result", nodeid=item.nodeid, check=name, points=points,
               case=case, **state)
-        if state["kind"] == "cuda_fault" and item.config._drills_events is not None:
+        if state["kind"] in ("cuda_fault", "timeout") and item.config._drills_events is not None:
             os._exit(RESTART_EXIT)

@@ -48,8 +48,8 @@ _INPUT_CANARY = {torch.float32: 0x7FC0_0A11, torch.float16: 0x7E11, torch.bfloat
                  torch.float64: 0x7FF8_0000_0000_0A11}
 _OUTPUT_CANARY = {torch.float32: 0x7FDE_AD00, torch.float16: 0x7E5A, torch.bfloat16: 0x7FDA,
                   torch.float64: 0x7FFD_EAD0_0000_0000}
-_INT_INPUT_CANARY = 0x3A3A_3A3A
-_INT_OUTPUT_CANARY = -0x3C3C_3C3C
+_INT_INPUT_CANARY = 0x7A3A_3A3A
+_INT_OUTPUT_CANARY = -0x7C3C_3C3C
 
 
 def _canary_bits(dtype: torch.dtype, output: bool) -> int:
@@ -62,7 +62,9 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
     return t.view(_BITS[t.dtype])
 
 
-GUARD = 64  # canary elements before and after every guarded tensor
+# Canary elements before and after every guarded tensor: more than a block is wide, so a store
+# that runs a whole block past the end lands in the canary, not in someone else's memory.
+GUARD = 8192
 
 
 class Guarded:
@@ -294,9 +296,11 @@ def _where(offsets: list[int], span: int) -> str:
     after = [o - span for o in offsets if o >= span]
     parts = []
     if before:
-        parts.append(f"{len(before)} before element 0 (nearest: {max(before)})")
+        parts.append(f"{len(before)} before the first element ({-max(before)} to "
+                     f"{-min(before)} elements before it)")
     if after:
-        parts.append(f"{len(after)} past the last element (first: {min(after)} past the end)")
+        parts.append(f"{len(after)} past the end ({min(after) + 1} to {max(after) + 1} "
+                     "elements beyond the last one)")
     inside = len(offsets) - len(before) - len(after)
     if inside:
         parts.append(f"{inside} in the gaps between rows")

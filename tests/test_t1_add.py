@@ -5,6 +5,8 @@ buffers, so each check also catches writes outside the output, elements never wr
 result computed without the kernel; the check's own name says what its sizes are chosen to prove.
 """
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -19,6 +21,9 @@ HINTS = Hints(
     values="Each program handles offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE) and stores "
            "x + y at those same offsets.",
 )
+DTYPE_HINTS = dataclasses.replace(
+    HINTS, values="Add in the inputs' own dtype: converting to float32 first rounds integers "
+                  "above 2^24, and tl.store converts whatever it is given to the output's dtype.")
 # torch operations that could compute x + y behind the kernel's back
 FORBIDDEN = frozenset({"add", "add_", "sub", "sub_", "sum", "copy_", "index_put_", "cat"})
 
@@ -33,10 +38,12 @@ def owner(launch, idx) -> str:
 def random_vector(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
     if dtype.is_floating_point:
         return torch.randn(n, generator=gen).to(dtype)
-    return torch.randint(-1000, 1000, (n,), generator=gen, dtype=dtype)
+    # large enough that computing in float32 (exact only up to 2^24) gets them wrong
+    return torch.randint(-(2**29), 2**29, (n,), generator=gen, dtype=dtype)
 
 
-def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Case:
+def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0,
+              hints: Hints = HINTS) -> Case:
     gen = torch.Generator().manual_seed(seed)
     x, y = random_vector(n, dtype, gen), random_vector(n, dtype, gen)
     return Case(
@@ -46,7 +53,7 @@ def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0) -
         out=Guarded((n,), dtype, output=True),
         expected=(x.double() + y.double()).to(dtype),
         tol=TOLERANCES[dtype],
-        hints=HINTS,
+        hints=hints,
         forbidden_ops=FORBIDDEN,
         owner=owner,
     )
@@ -82,7 +89,7 @@ def test_tiny_sizes(impl, n):
     pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
 ])
 def test_dtypes(impl, dtype):
-    run_case(make_case(impl, 1000, dtype, seed=3))
+    run_case(make_case(impl, 1000, dtype, seed=3, hints=DTYPE_HINTS))
 
 
 @check("writes nothing outside the output and leaves the inputs alone", points=15)

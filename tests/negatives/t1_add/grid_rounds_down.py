@@ -1,0 +1,26 @@
+"""A grid of n // BLOCK_SIZE programs: the partial last block gets no program."""
+
+import torch
+import triton
+import triton.language as tl
+
+from solutions.t1_add import check_inputs
+
+LOSES = ["masks the tail (n not a multiple of BLOCK_SIZE)", "handles tiny sizes down to 1"]
+SAYS = "never written"
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def add(x, y, out=None):
+    check_inputs(x, y, out)
+    out = torch.empty_like(x) if out is None else out
+    add_kernel[(x.numel() // 1024,)](x, y, out, x.numel(), BLOCK_SIZE=1024)
+    return out

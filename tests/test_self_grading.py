@@ -1,0 +1,187 @@
+"""The repo's own tests of the grader: references pass, stubs are not started, every negative
+control loses points in the check that claims to catch it, and a drill that crashes, hangs or
+cannot be imported never costs another drill its grade."""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from drills import catalog, grading, runtime
+
+ROOT = catalog.ROOT
+NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
+
+
+def kind() -> str:
+    return runtime.current().kind
+
+
+def negative_meta(path: Path) -> tuple[list[str], str]:
+    """LOSES (the checks it must lose) and SAYS (words its first lost check must contain)."""
+    values = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and node.targets[0].id in ("LOSES", "SAYS"):
+            values[node.targets[0].id] = ast.literal_eval(node.value)
+    return values["LOSES"], values["SAYS"]
+
+
+@pytest.mark.parametrize("path", NEGATIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_negative_control_loses_points_in_its_check(path):
+    loses, says = negative_meta(path)
+    result = grading.grade(catalog.find(path.parent.name), str(path), kind())
+    checks = {c.name: c for c in result.checks}
+    for name in loses:
+        assert name in checks, f"{path.name} names a check that does not exist: {name!r}"
+        assert checks[name].score == 0, f"{path.name} kept its points in {name!r}"
+    # "crashed" too: an unmasked store into memory the test does not own can abort the process
+    assert result.status in ("failed", "crashed"), result.status
+    first_lost = checks[loses[0]]
+    assert says in first_lost.message, first_lost.message
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_pristine_stub_is_not_started(drill):
+    result = grading.grade(drill, str(drill.stub), kind())
+    assert result.status == "not_started"
+    assert result.score == 0 and result.max_score == 100
+    assert all(c.status == "not_started" for c in result.checks)
+    assert "Traceback" not in json.dumps(result.to_json())
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_every_drill_has_its_files(drill):
+    for path in (drill.stub, drill.source("mine"), drill.source("solutions"), drill.test_file,
+                 drill.lesson):
+        assert path.exists(), f"{drill.slug}: missing {path.relative_to(ROOT)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Isolation: crashes, hangs and import errors
+# ---------------------------------------------------------------------------------------------
+
+T1 = catalog.find("t1")
+
+# Segfaults on the interpreter, an illegal address on a GPU, but only for n == 1000, so the
+# grader must resume the other checks in a fresh process after each crash.
+CRASHES_AT_1000 = '''
+import triton
+import triton.language as tl
+
+from solutions.t1_add import add as correct_add
+
+
+@triton.jit
+def far_away_kernel(x_ptr, out_ptr):
+    offs = tl.arange(0, 16).to(tl.int64) + 1_000_000_000_000
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+def add(x, y, out=None):
+    if x.numel() == 1000:
+        far_away_kernel[(1,)](x, out)
+    return correct_add(x, y, out)
+'''
+
+HANGS = '''
+def add(x, y, out=None):
+    while True:
+        pass
+'''
+
+SYNTAX_ERROR = '''
+def add(x, y, out=None)
+    return x
+'''
+
+IMPORT_ERROR = '''
+import triton.language.no_such_module
+'''
+
+
+def write_impl(folder: Path, source: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "t1_add.py").write_text(textwrap.dedent(source))
+    return str(folder)
+
+
+def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
+    result = grading.grade(T1, write_impl(tmp_path, CRASHES_AT_1000), kind())
+    checks = {c.name: c for c in result.checks}
+    assert result.status == "crashed"
+    assert checks["masks the tail (n not a multiple of BLOCK_SIZE)"].status == "crashed"
+    # checks without n == 1000 were graded in a fresh process and kept their points
+    assert checks["adds two vectors"].status == "passed"
+    assert checks["launches its Triton kernel (no torch arithmetic)"].status == "passed"
+    assert 0 < result.score < 100
+
+
+def test_a_hang_is_stopped_at_the_time_limit(tmp_path):
+    started = time.monotonic()
+    result = grading.grade(T1, write_impl(tmp_path, HANGS), kind(), drill_limit=8)
+    assert time.monotonic() - started < 40
+    assert result.status == "timeout"
+    assert result.score == 0
+    assert any(c.status == "timeout" for c in result.checks)
+
+
+@pytest.mark.parametrize("source, says", [(SYNTAX_ERROR, "syntax error on line 2"),
+                                          (IMPORT_ERROR, "ModuleNotFoundError")],
+                         ids=["syntax", "import"])
+def test_an_unimportable_file_is_an_error_with_its_reason(tmp_path, source, says):
+    result = grading.grade(T1, write_impl(tmp_path, source), kind())
+    assert result.status == "error"
+    assert says in result.message
+    assert "Traceback" not in result.message
+
+
+def test_bad_drills_beside_good_ones_are_all_reported(tmp_path):
+    graded = [grading.grade(T1, impl, kind(), drill_limit=8) for impl in
+              (write_impl(tmp_path / "a", SYNTAX_ERROR), "solutions",
+               write_impl(tmp_path / "b", HANGS), "solutions")]
+    assert [r.status for r in graded] == ["error", "passed", "timeout", "passed"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: first line, JSON, exit codes
+# ---------------------------------------------------------------------------------------------
+
+
+def grader(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_COLOR="1")
+    return subprocess.run([sys.executable, "grader.py", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_grader_reports_solutions_as_passed_in_json(tmp_path):
+    done = grader("t1", "--impl", "solutions", "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("Grading solutions/ on ") and "torch" in first and "triton" in first
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["impl"] == "solutions" and result["runtime"] == kind()
+    assert result["score"] == result["max_score"] == 100
+    drill = result["drills"][0]
+    assert drill["status"] == "passed" and {"name", "status", "score", "max_score",
+                                            "message"} <= drill["checks"][0].keys()
+
+
+def test_grader_writes_json_and_exits_1_when_a_drill_crashes(tmp_path):
+    impl = write_impl(tmp_path / "impl", CRASHES_AT_1000)
+    done = grader("--impl", impl, "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 1
+    assert json.loads((tmp_path / "r.json").read_text())["drills"][0]["status"] == "crashed"
+    assert "First failure: t1" in done.stdout and "Next:" in done.stdout
+
+
+@pytest.mark.parametrize("args", [["t9"], ["--impl", "no/such/folder"]], ids=["drill", "impl"])
+def test_grader_exits_2_on_bad_usage(args):
+    done = grader(*args)
+    assert done.returncode == 2
+    assert done.stderr.startswith("grader.py: ")

@@ -1,0 +1,52 @@
+"""The repo's own tests of its content: lessons point at files that exist, and their
+interpreter snippets run."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from drills import catalog
+
+ROOT = catalog.ROOT
+LESSONS = sorted((ROOT / "content").glob("t*.md"))
+REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
+
+
+def python_blocks(path):
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_paths_exist(lesson):
+    missing = [p for p in REPO_PATH.findall(lesson.read_text()) if not (ROOT / p).exists()]
+    assert not missing, f"{lesson.name} refers to files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_snippets_parse(lesson):
+    for block in python_blocks(lesson):
+        compile(block, lesson.name, "exec")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_interpreter_snippets_run(lesson, tmp_path):
+    """Snippets that switch the interpreter on are meant to run anywhere: run them."""
+    runnable = [b for b in python_blocks(lesson) if 'os.environ["TRITON_INTERPRET"]' in b]
+    for i, block in enumerate(runnable):
+        script = tmp_path / f"snippet_{i}.py"
+        script.write_text(block)
+        done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, f"{lesson.name} snippet {i} failed:\n{done.stderr}"
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_stub_mirrors_solution(drill):
+    """Same public names in the stub as in the solution, and numbered TODOs to follow."""
+    public = re.compile(r"^def (\w+)\(", re.M)
+    stub, solution = drill.stub.read_text(), drill.source("solutions").read_text()
+    assert public.findall(stub) == public.findall(solution)
+    assert f"TODO({drill.id}.1)" in stub
+    assert "raise NotStarted" in stub
