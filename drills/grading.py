@@ -177,22 +177,22 @@ def _check_results(run: _Run) -> list[CheckResult]:
             order.setdefault(item["check"], []).append(item)
     checks = []
     for name, items in order.items():
-        points = items[0]["points"]
+        points = float(items[0]["points"])
         results = [run.results.get(item["nodeid"]) for item in items]
         failures = [r for r in results if r and r["outcome"] == "failed"]
         skipped = [r["case"] for r in results if r and r["outcome"] == "skipped"]
         ran = [r for r in results if r and r["outcome"] == "passed"]
         if failures:
             first = failures[0]
-            checks.append(CheckResult(name, _CHECK_STATUS[first["kind"] or "failed"], 0, points,
+            checks.append(CheckResult(name, _CHECK_STATUS[first["kind"] or "failed"], 0.0, points,
                                       first["message"], first["case"], skipped))
         elif None in results and not run.problem:
-            checks.append(CheckResult(name, "timeout", 0, points,
+            checks.append(CheckResult(name, "timeout", 0.0, points,
                                       "not run: the drill ran out of time before this check."))
         elif None in results:
-            checks.append(CheckResult(name, "crashed", 0, points, "not run: see the drill."))
+            checks.append(CheckResult(name, "crashed", 0.0, points, "not run: see the drill."))
         elif not ran:
-            checks.append(CheckResult(name, "skipped", 0, 0, "every case needs a GPU", "",
+            checks.append(CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "",
                                       skipped))
         else:
             checks.append(CheckResult(name, "passed", points, points, "", "", skipped))
@@ -229,7 +229,8 @@ def grade(drill: catalog.Drill, impl: str, runtime_kind: str,
     elif status == "not_started":
         message = f"{_relative(source)} still raises NotStarted."
     return DrillResult(drill.id, drill.slug, drill.title, status,
-                       sum(c.score for c in checks), sum(c.max_score for c in checks),
+                       float(sum(c.score for c in checks)),
+                       float(sum(c.max_score for c in checks)),
                        round(time.monotonic() - started, 2), checks, message, _relative(source))
 
 
