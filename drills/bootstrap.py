@@ -28,7 +28,7 @@ def requirements() -> list[str]:
 
 
 def has_torch_and_triton(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import torch, triton"], capture_output=True)
+    probe = subprocess.run([python, "-c", "import torch, triton"], capture_output=True, check=False)
     return probe.returncode == 0
 
 
@@ -88,8 +88,10 @@ def main() -> int:
     # numpy 2.4 broke every runtime-bounded loop in triton's interpreter up to 3.6 (fixed in 3.7).
     if version_of("triton") < (3, 7) and version_of("numpy") >= (2, 4):
         if reuse:
-            print("bootstrap: warning: numpy >= 2.4 with triton < 3.7 breaks loops in the CPU "
-                  "interpreter; GPU runs are unaffected.")
+            print(
+                "bootstrap: warning: numpy >= 2.4 with triton < 3.7 breaks loops in the CPU "
+                "interpreter; GPU runs are unaffected."
+            )
         else:
             pip_install(["numpy<2.4"])
     READY.write_text("ok\n")

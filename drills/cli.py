@@ -13,15 +13,30 @@ from drills import catalog
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="grader.py", description="Grade the Triton drills.")
-    parser.add_argument("drills", nargs="*", metavar="DRILL",
-                        help="drill ids or names (t1, t1_add); default: all, in order")
-    parser.add_argument("--impl", default="mine",
-                        help="what to grade: mine (default), solutions, or a folder of tN_*.py")
+    parser.add_argument(
+        "drills",
+        nargs="*",
+        metavar="DRILL",
+        help="drill ids or names (t1, t1_add); default: all, in order",
+    )
+    parser.add_argument(
+        "--impl",
+        default="mine",
+        help="what to grade: mine (default), solutions, or a folder of tN_*.py",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the result as JSON")
-    parser.add_argument("--time-limit", type=float, metavar="SECONDS",
-                        help="time allowed per drill (default: 150 on the CPU, 600 on a GPU)")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="list the checks of every drill, not only the first unfinished one")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="time allowed per drill (default: 150 on the CPU, 600 on a GPU)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list the checks of every drill, not only the first unfinished one",
+    )
     return parser.parse_args(argv)
 
 
@@ -33,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader.py: {e.args[0]}", file=sys.stderr)
         return 2
     if args.impl not in ("mine", "solutions") and not Path(args.impl).is_dir():
-        print(f"grader.py: --impl must be mine, solutions or a folder; {args.impl!r} is none",
-              file=sys.stderr)
+        print(
+            f"grader.py: --impl must be mine, solutions or a folder; {args.impl!r} is none",
+            file=sys.stderr,
+        )
         return 2
     try:
         from drills import grading, report, runtime
@@ -42,15 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         rt = runtime.current()
         versions = runtime.versions()
     except ImportError as e:
-        print(f"grader.py: the environment is broken: {e}. Run `make grade`, which sets up "
-              ".venv, or install the packages in pyproject.toml.", file=sys.stderr)
+        print(
+            f"grader.py: the environment is broken: {e}. Run `make grade`, which sets up "
+            ".venv, or install the packages in pyproject.toml.",
+            file=sys.stderr,
+        )
         return 2
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
     title = report.heading(args.impl, rt.description, versions)
     print(title, flush=True)
-    results = []
-    for drill in selected:
-        results.append(grading.grade(drill, impl, rt.kind, args.time_limit))
+    results = [grading.grade_or_report(drill, impl, rt.kind, args.time_limit) for drill in selected]
     if args.json:
         report.write_json(args.json, results, args.impl, rt.kind, versions)
     report.show(results, args.impl, verbose=args.verbose)

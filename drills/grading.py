@@ -68,7 +68,13 @@ class _Run:
 
 def _read_events(path: Path) -> tuple[list[dict], str | None]:
     """The events written so far, and the case that had started without finishing."""
-    events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    events = []
+    for line in path.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            # the last line of a child killed while writing it
+            continue
     started = None
     for event in events:
         if event["event"] == "start":
@@ -82,13 +88,17 @@ def _death(returncode: int) -> str:
     if returncode < 0:
         name = signal.Signals(-returncode).name
         if name == "SIGSEGV":
-            return ("the process crashed with a segmentation fault (SIGSEGV). On the CPU "
-                    "interpreter this is what a load or store far outside a tensor does: "
-                    "check your masks and offsets.")
+            return (
+                "the process crashed with a segmentation fault (SIGSEGV). On the CPU "
+                "interpreter this is what a load or store far outside a tensor does: "
+                "check your masks and offsets."
+            )
         if name == "SIGABRT":
-            return ("the process aborted (SIGABRT). On the CPU interpreter this is usually "
-                    "memory corrupted earlier by a store outside a tensor: check the masks on "
-                    "your stores.")
+            return (
+                "the process aborted (SIGABRT). On the CPU interpreter this is usually "
+                "memory corrupted earlier by a store outside a tensor: check the masks on "
+                "your stores."
+            )
         return f"the process was killed by {name}."
     return f"the process exited with status {returncode}."
 
@@ -98,8 +108,13 @@ def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join(text[-lines:])
 
 
-def run_suite(drill: catalog.Drill, impl: str, runtime_kind: str,
-              drill_limit: float | None = None, case_limit: float | None = None) -> _Run:
+def run_suite(
+    drill: catalog.Drill,
+    impl: str,
+    runtime_kind: str,
+    drill_limit: float | None = None,
+    case_limit: float | None = None,
+) -> _Run:
     drill_limit = drill_limit or DRILL_LIMIT[runtime_kind]
     case_limit = case_limit or CASE_LIMIT[runtime_kind]
     deadline = time.monotonic() + drill_limit
@@ -110,16 +125,40 @@ def run_suite(drill: catalog.Drill, impl: str, runtime_kind: str,
         events_path.touch()
         while True:
             # A resumed run skips what is graded and every check that already failed.
-            done = [c["nodeid"] for c in run.collected
-                    if c["nodeid"] in run.results or c["check"] in failed_checks]
+            done = [
+                c["nodeid"]
+                for c in run.collected
+                if c["nodeid"] in run.results or c["check"] in failed_checks
+            ]
             skip_path.write_text("\n".join(done))
-            command = [sys.executable, "-m", "pytest", str(drill.test_file), "-q",
-                       "-p", "no:cacheprovider", "-p", "no:xdist", "--impl", impl,
-                       "--drills-events", str(events_path), "--drills-skip", str(skip_path),
-                       f"--timeout={case_limit}", "-o", "timeout_method=signal"]
+            command = [
+                sys.executable,
+                "-m",
+                "pytest",
+                str(drill.test_file),
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:xdist",
+                "--impl",
+                impl,
+                "--drills-events",
+                str(events_path),
+                "--drills-skip",
+                str(skip_path),
+                f"--timeout={case_limit}",
+                "-o",
+                "timeout_method=signal",
+            ]
             with open(log_path, "w") as log:
-                child = subprocess.Popen(command, cwd=catalog.ROOT, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+                child = subprocess.Popen(
+                    command,
+                    cwd=catalog.ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
                 try:
                     returncode = child.wait(timeout=max(1.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
@@ -138,17 +177,22 @@ def run_suite(drill: catalog.Drill, impl: str, runtime_kind: str,
             if returncode is None:
                 run.timed_out = True
                 if in_flight:
-                    run.results[in_flight] = _synthetic(run, in_flight, "timeout", (
-                        f"still running when the drill's {drill_limit:.0f} s ran out: an "
-                        "endless loop, or a kernel far too slow for these sizes."))
+                    run.results[in_flight] = _synthetic(
+                        run,
+                        in_flight,
+                        "timeout",
+                        (
+                            f"still running when the drill's {drill_limit:.0f} s ran out: an "
+                            "endless loop, or a kernel far too slow for these sizes."
+                        ),
+                    )
                 return run
             if returncode in (0, 1, 5):
                 return run
             if returncode == RESTART_EXIT:
                 continue
             if in_flight:
-                run.results[in_flight] = _synthetic(run, in_flight, "crashed",
-                                                    _death(returncode))
+                run.results[in_flight] = _synthetic(run, in_flight, "crashed", _death(returncode))
                 failed_checks.add(run.results[in_flight]["check"])
                 continue
             run.problem = f"{_death(returncode)}\n{_tail(log_path)}"
@@ -157,17 +201,30 @@ def run_suite(drill: catalog.Drill, impl: str, runtime_kind: str,
 
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
     item = next(c for c in run.collected if c["nodeid"] == nodeid)
-    case = nodeid[nodeid.index("[") + 1:-1] if "[" in nodeid else ""
-    return {"nodeid": nodeid, "check": item["check"], "points": item["points"], "case": case,
-            "outcome": "failed", "kind": kind, "message": message}
+    case = nodeid[nodeid.index("[") + 1 : -1] if "[" in nodeid else ""
+    return {
+        "nodeid": nodeid,
+        "check": item["check"],
+        "points": item["points"],
+        "case": case,
+        "outcome": "failed",
+        "kind": kind,
+        "message": message,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # From case results to checks and a drill status
 # ---------------------------------------------------------------------------------------------
 
-_CHECK_STATUS = {"not_started": "not_started", "import_error": "error", "timeout": "timeout",
-                 "crashed": "crashed", "cuda_fault": "crashed", "failed": "failed"}
+_CHECK_STATUS = {
+    "not_started": "not_started",
+    "import_error": "error",
+    "timeout": "timeout",
+    "crashed": "crashed",
+    "cuda_fault": "crashed",
+    "failed": "failed",
+}
 
 
 def _check_results(run: _Run) -> list[CheckResult]:
@@ -184,16 +241,33 @@ def _check_results(run: _Run) -> list[CheckResult]:
         ran = [r for r in results if r and r["outcome"] == "passed"]
         if failures:
             first = failures[0]
-            checks.append(CheckResult(name, _CHECK_STATUS[first["kind"] or "failed"], 0.0, points,
-                                      first["message"], first["case"], skipped))
+            checks.append(
+                CheckResult(
+                    name,
+                    _CHECK_STATUS[first["kind"] or "failed"],
+                    0.0,
+                    points,
+                    first["message"],
+                    first["case"],
+                    skipped,
+                )
+            )
         elif None in results and not run.problem:
-            checks.append(CheckResult(name, "timeout", 0.0, points,
-                                      "not run: the drill ran out of time before this check."))
+            checks.append(
+                CheckResult(
+                    name,
+                    "timeout",
+                    0.0,
+                    points,
+                    "not run: the drill ran out of time before this check.",
+                )
+            )
         elif None in results:
             checks.append(CheckResult(name, "crashed", 0.0, points, "not run: see the drill."))
         elif not ran:
-            checks.append(CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "",
-                                      skipped))
+            checks.append(
+                CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped)
+            )
         else:
             checks.append(CheckResult(name, "passed", points, points, "", "", skipped))
     return checks
@@ -216,8 +290,9 @@ def _drill_status(checks: list[CheckResult], run: _Run) -> str:
     return "failed"
 
 
-def grade(drill: catalog.Drill, impl: str, runtime_kind: str,
-          drill_limit: float | None = None) -> DrillResult:
+def grade(
+    drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit: float | None = None
+) -> DrillResult:
     source = drill.source(impl) if not impl.endswith(".py") else Path(impl)
     started = time.monotonic()
     run = run_suite(drill, impl, runtime_kind, drill_limit)
@@ -228,10 +303,40 @@ def grade(drill: catalog.Drill, impl: str, runtime_kind: str,
         message = next(c.message for c in checks if c.status == "error")
     elif status == "not_started":
         message = f"{_relative(source)} still raises NotStarted."
-    return DrillResult(drill.id, drill.slug, drill.title, status,
-                       float(sum(c.score for c in checks)),
-                       float(sum(c.max_score for c in checks)),
-                       round(time.monotonic() - started, 2), checks, message, _relative(source))
+    return DrillResult(
+        drill.id,
+        drill.slug,
+        drill.title,
+        status,
+        float(sum(c.score for c in checks)),
+        float(sum(c.max_score for c in checks)),
+        round(time.monotonic() - started, 2),
+        checks,
+        message,
+        _relative(source),
+    )
+
+
+def grade_or_report(
+    drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit: float | None = None
+) -> DrillResult:
+    """grade(), except that a failure of the grader itself is reported as this drill's result,
+    so the other drills are still graded and the JSON is still written."""
+    try:
+        return grade(drill, impl, runtime_kind, drill_limit)
+    except Exception as e:  # noqa: BLE001 - any failure here must not stop the other drills
+        return DrillResult(
+            drill.id,
+            drill.slug,
+            drill.title,
+            "crashed",
+            0.0,
+            100.0,
+            0.0,
+            [],
+            f"the grader failed on this drill: {type(e).__name__}: {e}",
+            _relative(drill.source(impl)),
+        )
 
 
 def _relative(path: Path) -> str:

@@ -24,8 +24,11 @@ from drills import NotStarted, catalog, runtime
 # likely hang too, so the rest would fail or wait for reasons not their own.
 RESTART_EXIT = 75
 
-_CUDA_FAULT = re.compile(r"CUDA error|illegal memory access|unspecified launch failure|"
-                         r"device-side assert|misaligned address", re.IGNORECASE)
+_CUDA_FAULT = re.compile(
+    r"CUDA error|illegal memory access|unspecified launch failure|"
+    r"device-side assert|misaligned address",
+    re.IGNORECASE,
+)
 
 
 class ImplImportError(Exception):
@@ -34,11 +37,15 @@ class ImplImportError(Exception):
 
 def pytest_addoption(parser):
     group = parser.getgroup("drills")
-    group.addoption("--impl", default=os.environ.get("DRILLS_IMPL", "solutions"),
-                    help="what to test: mine, solutions, a folder of tN_*.py files, or one file")
+    group.addoption(
+        "--impl",
+        default=os.environ.get("DRILLS_IMPL", "solutions"),
+        help="what to test: mine, solutions, a folder of tN_*.py files, or one file",
+    )
     group.addoption("--drills-events", default=None, help="stream results as JSON lines here")
-    group.addoption("--drills-skip", default=None,
-                    help="a file of node ids not to run again (already graded)")
+    group.addoption(
+        "--drills-skip", default=None, help="a file of node ids not to run again (already graded)"
+    )
 
 
 def pytest_configure(config):
@@ -46,7 +53,8 @@ def pytest_configure(config):
     config._drills_events = None
     path = config.getoption("--drills-events")
     if path:
-        config._drills_events = open(path, "a", buffering=1)
+        # open for the whole session: results are streamed as each case finishes
+        config._drills_events = open(path, "a", buffering=1)  # noqa: SIM115
 
 
 def _emit(config, **event):
@@ -69,9 +77,14 @@ def pytest_collection_modifyitems(session, config, items):
         kept = [item for item in items if item.nodeid not in done]
         config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
         items[:] = kept
-    _emit(config, event="collected", items=[
-        {"nodeid": item.nodeid, "check": _check_of(item)[0], "points": _check_of(item)[1]}
-        for item in items])
+    _emit(
+        config,
+        event="collected",
+        items=[
+            {"nodeid": item.nodeid, "check": _check_of(item)[0], "points": _check_of(item)[1]}
+            for item in items
+        ],
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -106,11 +119,13 @@ def load(path: Path):
     except SyntaxError as e:
         raise ImplImportError(
             f"{_show(path)} has a syntax error on line {e.lineno}: {e.msg}\n"
-            f"    {(e.text or '').rstrip()}") from None
-    except Exception as e:
+            f"    {(e.text or '').rstrip()}"
+        ) from None
+    except Exception as e:  # noqa: BLE001 - whatever the learner's file raises is reported
         line = _line_in(e.__traceback__, path)
-        raise ImplImportError(f"importing {_show(path)} failed: {type(e).__name__}: {e}{line}"
-                              ) from None
+        raise ImplImportError(
+            f"importing {_show(path)} failed: {type(e).__name__}: {e}{line}"
+        ) from None
     _loaded[path] = module
     return module
 
@@ -151,8 +166,10 @@ def _classify(excinfo, impl_path: Path | None) -> tuple[str, str]:
         return "import_error", str(err)
     text = str(err)
     if text.startswith("Timeout") or "Timeout (>" in text:
-        return "timeout", ("did not finish in time: an endless loop, or far too many programs "
-                           "for the interpreter (a tiny BLOCK_SIZE?)")
+        return "timeout", (
+            "did not finish in time: an endless loop, or far too many programs "
+            "for the interpreter (a tiny BLOCK_SIZE?)"
+        )
     if isinstance(err, pytest.fail.Exception):
         return "failed", text
     kind = "cuda_fault" if _CUDA_FAULT.search(text) else "failed"
@@ -178,7 +195,14 @@ def pytest_runtest_makereport(item, call):
     if call.when == "teardown":
         name, points = _check_of(item)
         case = item.callspec.id if hasattr(item, "callspec") else ""
-        _emit(item.config, event="result", nodeid=item.nodeid, check=name, points=points,
-              case=case, **state)
+        _emit(
+            item.config,
+            event="result",
+            nodeid=item.nodeid,
+            check=name,
+            points=points,
+            case=case,
+            **state,
+        )
         if state["kind"] in ("cuda_fault", "timeout") and item.config._drills_events is not None:
             os._exit(RESTART_EXIT)

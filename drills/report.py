@@ -10,8 +10,15 @@ from rich.text import Text
 from drills import catalog
 from drills.grading import CheckResult, DrillResult
 
-STYLE = {"passed": "green", "failed": "red", "not_started": "yellow", "error": "red",
-         "crashed": "red", "timeout": "red", "skipped": "dim"}
+STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "not_started": "yellow",
+    "error": "red",
+    "crashed": "red",
+    "timeout": "red",
+    "skipped": "dim",
+}
 MARK = {"passed": "✓", "skipped": "-", "not_started": "·"}
 
 
@@ -22,8 +29,10 @@ def console() -> Console:
 
 def heading(impl: str, runtime_description: str, versions: dict[str, str]) -> str:
     what = f"{impl}/" if impl in ("mine", "solutions") else impl
-    return (f"Grading {what} on {runtime_description} · torch {versions['torch']} · "
-            f"triton {versions['triton']} · Python {versions['python']}")
+    return (
+        f"Grading {what} on {runtime_description} · torch {versions['torch']} · "
+        f"triton {versions['triton']} · Python {versions['python']}"
+    )
 
 
 def _points(x: float) -> str:
@@ -32,12 +41,22 @@ def _points(x: float) -> str:
 
 def drill_table(results: list[DrillResult]) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None)
-    for column, justify in (("drill", "left"), ("", "left"), ("status", "left"),
-                            ("points", "right"), ("time", "right")):
+    for column, justify in (
+        ("drill", "left"),
+        ("", "left"),
+        ("status", "left"),
+        ("points", "right"),
+        ("time", "right"),
+    ):
         table.add_column(column, justify=justify)
     for r in results:
-        table.add_row(r.id, r.title, Text(r.status.replace("_", " "), STYLE[r.status]),
-                      f"{_points(r.score)}/{_points(r.max_score)}", f"{r.seconds:.1f}s")
+        table.add_row(
+            r.id,
+            r.title,
+            Text(r.status.replace("_", " "), STYLE[r.status]),
+            f"{_points(r.score)}/{_points(r.max_score)}",
+            f"{r.seconds:.1f}s",
+        )
     return table
 
 
@@ -59,18 +78,22 @@ def first_unfinished(results: list[DrillResult]) -> DrillResult | None:
 
 def next_step(r: DrillResult | None, impl: str) -> str:
     if r is None:
-        return ("Next: every selected drill passes. Compare your kernels with solutions/ and "
-                "try the experiments at the end of each lesson.")
+        return (
+            "Next: every selected drill passes. Compare your kernels with solutions/ and "
+            "try the experiments at the end of each lesson."
+        )
     drill = catalog.find(r.id)
     lesson = drill.lesson.relative_to(catalog.ROOT)
     again = f"make grade DRILL={r.id}" + ("" if impl == "mine" else f" IMPL={impl}")
     if r.status == "not_started":
-        return (f"Next: read {lesson}, fill in the TODOs in {r.source} (start by deleting the "
-                f"`raise NotStarted` line), then run `{again}`.")
+        return (
+            f"Next: read {lesson}, fill in the TODOs in {r.source} (start by deleting the "
+            f"`raise NotStarted` line), then run `{again}`."
+        )
     if r.status == "error":
         return f"Next: make {r.source} importable (the error is above), then run `{again}`."
     failing = next(c for c in r.checks if c.status != "passed" and c.status != "skipped")
-    return f"Next: fix \"{failing.name}\" in {r.source}, then run `{again}`."
+    return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then run `{again}`.'
 
 
 def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
@@ -108,8 +131,9 @@ def _failure_body(r: DrillResult) -> str:
     return c.message + (f"\n{r.message}" if r.message else "")
 
 
-def write_json(path: Path, results: list[DrillResult], impl: str, runtime_kind: str,
-               versions: dict[str, str]) -> None:
+def write_json(
+    path: Path, results: list[DrillResult], impl: str, runtime_kind: str, versions: dict[str, str]
+) -> None:
     document = {
         "impl": impl,
         "runtime": runtime_kind,

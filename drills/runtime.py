@@ -43,8 +43,11 @@ def versions() -> dict[str, str]:
     import torch
     import triton
 
-    return {"python": platform.python_version(), "torch": torch.__version__,
-            "triton": triton.__version__}
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+    }
 
 
 _current: Runtime | None = None

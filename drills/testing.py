@@ -39,15 +39,29 @@ def device() -> str:
 # Canary-padded buffers
 # ---------------------------------------------------------------------------------------------
 
-_BITS = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16,
-         torch.float64: torch.int64, torch.int32: torch.int32, torch.int64: torch.int64}
+_BITS = {
+    torch.float32: torch.int32,
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+    torch.float64: torch.int64,
+    torch.int32: torch.int32,
+    torch.int64: torch.int64,
+}
 
 # Quiet NaNs with distinct payloads, so a padding NaN read into a result is told apart from
 # an output element that was never written. Integers get values far outside any test's range.
-_INPUT_CANARY = {torch.float32: 0x7FC0_0A11, torch.float16: 0x7E11, torch.bfloat16: 0x7FC1,
-                 torch.float64: 0x7FF8_0000_0000_0A11}
-_OUTPUT_CANARY = {torch.float32: 0x7FDE_AD00, torch.float16: 0x7E5A, torch.bfloat16: 0x7FDA,
-                  torch.float64: 0x7FFD_EAD0_0000_0000}
+_INPUT_CANARY = {
+    torch.float32: 0x7FC0_0A11,
+    torch.float16: 0x7E11,
+    torch.bfloat16: 0x7FC1,
+    torch.float64: 0x7FF8_0000_0000_0A11,
+}
+_OUTPUT_CANARY = {
+    torch.float32: 0x7FDE_AD00,
+    torch.float16: 0x7E5A,
+    torch.bfloat16: 0x7FDA,
+    torch.float64: 0x7FFD_EAD0_0000_0000,
+}
 _INT_INPUT_CANARY = 0x7A3A_3A3A
 _INT_OUTPUT_CANARY = -0x7C3C_3C3C
 
@@ -74,8 +88,15 @@ class Guarded:
     than its width), so a kernel that ignores the row stride reads or writes the gaps.
     """
 
-    def __init__(self, shape: tuple[int, ...], dtype: torch.dtype, *, output: bool,
-                 row_gap: int = 0, dev: str | None = None):
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: torch.dtype,
+        *,
+        output: bool,
+        row_gap: int = 0,
+        dev: str | None = None,
+    ):
         if len(shape) not in (1, 2):
             raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
         rows, cols = (1, shape[0]) if len(shape) == 1 else shape
@@ -131,8 +152,10 @@ class Launch:
     def touches(self, t: torch.Tensor) -> bool:
         """Whether a tensor argument of this launch shares storage with `t`."""
         ptr = t.untyped_storage().data_ptr()
-        return any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == ptr
-                   for a in self.args.values())
+        return any(
+            isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == ptr
+            for a in self.args.values()
+        )
 
 
 _in_launch = [0]
@@ -155,7 +178,7 @@ def launches() -> Iterator[list[Launch]]:
         def run(self, *args, grid, warmup, **kwargs):
             if warmup:
                 return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            named = dict(zip(self.arg_names, args)) | kwargs
+            named = dict(zip(self.arg_names, args, strict=False)) | kwargs
             shape = grid(named) if callable(grid) else grid
             seen.append(Launch(self.__name__, tuple(int(g) for g in shape), named))
             _in_launch[0] += 1
@@ -208,8 +231,14 @@ TOLERANCES = {
     torch.int64: Tolerance(0, 0),
 }
 
-DTYPE_NAMES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16",
-               torch.int32: "int32", torch.int64: "int64", torch.float64: "fp64"}
+DTYPE_NAMES = {
+    torch.float32: "fp32",
+    torch.float16: "fp16",
+    torch.bfloat16: "bf16",
+    torch.int32: "int32",
+    torch.int64: "int64",
+    torch.float64: "fp64",
+}
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -224,9 +253,17 @@ def _fmt_index(idx: tuple[int, ...]) -> str:
     return str(idx[0]) if len(idx) == 1 else "(" + ", ".join(map(str, idx)) + ")"
 
 
-def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
-            owner: Callable[[tuple[int, ...]], str] = lambda idx: "",
-            show: int = 5) -> str | None:
+def _fmt_value(x: torch.Tensor) -> str:
+    return f"{x.item():.8g}" if x.dtype.is_floating_point else str(x.item())
+
+
+def compare(
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    tol: Tolerance,
+    owner: Callable[[tuple[int, ...]], str] = lambda idx: "",
+    show: int = 5,
+) -> str | None:
     """None when `got` is close to `expected`, else a report a learner can act on."""
     g, e = got.detach().double(), expected.detach().double().to(got.device)
     nan, inf = torch.isnan(g) & ~torch.isnan(e), torch.isinf(g) & ~torch.isinf(e)
@@ -237,24 +274,30 @@ def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         return None
     finite = torch.isfinite(g) & torch.isfinite(e)
     rel = err / e.abs().clamp_min(1e-30)
-    lines = [f"{n_bad} of {g.numel()} elements ({100 * n_bad / g.numel():.1f}%) are wrong "
-             f"(allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
+    share = f"{n_bad} of {g.numel()} elements ({100 * n_bad / g.numel():.1f}%) are wrong"
+    lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
     if int(nan.sum()) or int(inf.sum()):
-        lines.append(f"NaN where a number was expected: {int(nan.sum())}; "
-                     f"inf where a finite number was expected: {int(inf.sum())}")
+        lines.append(
+            f"NaN where a number was expected: {int(nan.sum())}; "
+            f"inf where a finite number was expected: {int(inf.sum())}"
+        )
     if bool((finite & bad).any()):
         worst = int(torch.where(finite, err, torch.zeros_like(err)).flatten().argmax())
         worst_rel = int(torch.where(finite, rel, torch.zeros_like(rel)).flatten().argmax())
-        lines.append(f"max abs error {err.flatten()[worst]:.4g} at index "
-                     f"{_fmt_index(_index(worst, tuple(g.shape)))}; max rel error "
-                     f"{rel.flatten()[worst_rel]:.4g}")
+        lines.append(
+            f"max abs error {err.flatten()[worst]:.4g} at index "
+            f"{_fmt_index(_index(worst, tuple(g.shape)))}; max rel error "
+            f"{rel.flatten()[worst_rel]:.4g}"
+        )
     lines.append("first wrong elements:")
     for flat in torch.nonzero(bad.flatten()).flatten()[:show].tolist():
         idx = _index(flat, tuple(g.shape))
         who = owner(idx)
         where = f"  ({who})" if who else ""
-        lines.append(f"  [{_fmt_index(idx)}] got {g[idx].item():.6g}, "
-                     f"expected {e[idx].item():.6g}{where}")
+        lines.append(
+            f"  [{_fmt_index(idx)}] got {_fmt_value(got[idx])}, "
+            f"expected {_fmt_value(expected[idx])}{where}"
+        )
     return "\n".join(lines)
 
 
@@ -271,8 +314,10 @@ class Hints:
     unwritten: str = ""
     nan: str = ""
     values: str = ""
-    no_launch: str = ("Every check needs the result to come from your Triton kernel, launched "
-                      "with kernel[grid](...).")
+    no_launch: str = (
+        "Every check needs the result to come from your Triton kernel, launched "
+        "with kernel[grid](...)."
+    )
 
 
 @dataclass
@@ -296,65 +341,95 @@ def _where(offsets: list[int], span: int) -> str:
     after = [o - span for o in offsets if o >= span]
     parts = []
     if before:
-        parts.append(f"{len(before)} before the first element ({-max(before)} to "
-                     f"{-min(before)} elements before it)")
+        parts.append(
+            f"{len(before)} before the first element ({-max(before)} to "
+            f"{-min(before)} elements before it)"
+        )
     if after:
-        parts.append(f"{len(after)} past the end ({min(after) + 1} to {max(after) + 1} "
-                     "elements beyond the last one)")
+        parts.append(
+            f"{len(after)} past the end ({min(after) + 1} to {max(after) + 1} "
+            "elements beyond the last one)"
+        )
     inside = len(offsets) - len(before) - len(after)
     if inside:
         parts.append(f"{inside} in the gaps between rows")
     return "; ".join(parts)
 
 
+def watch(fn: Callable, *args, **kwargs) -> tuple[object, list[Launch], list[str]]:
+    """Call fn, returning its result, the Triton launches it made and the torch ops it ran."""
+    spy = TorchSpy()
+    with launches() as seen, spy:
+        result = fn(*args, **kwargs)
+    if runtime.current().is_gpu:
+        torch.cuda.synchronize()
+    return result, seen, spy.ops
+
+
+def kernel_did_the_work(
+    seen: list[Launch], ops: list[str], forbidden: frozenset[str], hints: Hints
+) -> str | None:
+    """None when a Triton kernel ran and torch computed nothing forbidden, else why not."""
+    used = sorted(set(ops) & forbidden)
+    if not seen:
+        torch_note = f" It ran torch operations instead: {', '.join(used)}." if used else ""
+        return f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
+    if used:
+        return (
+            f"the result was computed with torch ({', '.join(used)}) instead of only by "
+            f"the kernel. {hints.no_launch}"
+        )
+    return None
+
+
 def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    spy = TorchSpy()
-    with launches() as seen, spy:
-        result = case.fn(*(g.tensor for g in case.inputs.values()), out=case.out.tensor,
-                         **case.kwargs)
-    if runtime.current().is_gpu:
-        torch.cuda.synchronize()
-    fail = _failure(case, result, seen, spy.ops, before)
+    inputs = (g.tensor for g in case.inputs.values())
+    result, seen, ops = watch(case.fn, *inputs, out=case.out.tensor, **case.kwargs)
+    fail = _failure(case, result, seen, ops, before)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
 def _failure(case: Case, result, seen: list[Launch], ops: list[str], before: dict) -> str | None:
-    used = sorted(set(ops) & case.forbidden_ops)
-    if not seen:
-        torch_note = f" It ran torch operations instead: {', '.join(used)}." if used else ""
-        return f"no Triton kernel was launched.{torch_note} {case.hints.no_launch}"
-    if used:
-        return (f"the result was computed with torch ({', '.join(used)}) instead of only by "
-                f"the kernel. {case.hints.no_launch}")
+    cheated = kernel_did_the_work(seen, ops, case.forbidden_ops, case.hints)
+    if cheated:
+        return cheated
     out = case.out.tensor
     if not any(launch.touches(out) for launch in seen):
-        return ("no kernel launch was given the output tensor `out`: the kernel must write "
-                "the result into `out`.")
+        return (
+            "no kernel launch was given the output tensor `out`: the kernel must write "
+            "the result into `out`."
+        )
     if not isinstance(result, torch.Tensor) or result.data_ptr() != out.data_ptr():
         return "when `out` is given, the function must write into it and return it."
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
         if changed:
-            return (f"the kernel changed {changed} elements of the input `{name}` (or the "
-                    f"padding around it); inputs must stay read-only.")
+            return (
+                f"the kernel changed {changed} elements of the input `{name}` (or the "
+                f"padding around it); inputs must stay read-only."
+            )
     outside = case.out.written_outside()
     if outside:
-        return (f"wrote {len(outside)} elements outside the output: "
-                f"{_where(outside, case.out.span)}. "
-                f"{case.hints.outside}")
+        return (
+            f"wrote {len(outside)} elements outside the output: "
+            f"{_where(outside, case.out.span)}. "
+            f"{case.hints.outside}"
+        )
     launch = seen[-1]
-    owner = lambda idx: case.owner(launch, idx)  # noqa: E731
+    owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):
         flat = torch.nonzero(unwritten.flatten()).flatten()
         first = _index(int(flat[0]), tuple(out.shape))
         who = owner(first)
-        return (f"{len(flat)} of {out.numel()} output elements were never written (first at "
-                f"index {_fmt_index(first)}{', ' + who if who else ''}). "
-                f"{case.hints.unwritten}")
+        return (
+            f"{len(flat)} of {out.numel()} output elements were never written (first at "
+            f"index {_fmt_index(first)}{', ' + who if who else ''}). "
+            f"{case.hints.unwritten}"
+        )
     report = compare(out, case.expected, case.tol, owner)
     if report:
         nan_hint = case.hints.nan if bool(torch.isnan(out).any()) else ""

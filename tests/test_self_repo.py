@@ -15,7 +15,7 @@ REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
 
 
 def python_blocks(path):
-    return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.DOTALL)
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
@@ -37,15 +37,21 @@ def test_lesson_interpreter_snippets_run(lesson, tmp_path):
     for i, block in enumerate(runnable):
         script = tmp_path / f"snippet_{i}.py"
         script.write_text(block)
-        done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert done.returncode == 0, f"{lesson.name} snippet {i} failed:\n{done.stderr}"
 
 
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
 def test_stub_mirrors_solution(drill):
     """Same public names in the stub as in the solution, and numbered TODOs to follow."""
-    public = re.compile(r"^def (\w+)\(", re.M)
+    public = re.compile(r"^def (\w+)\(", re.MULTILINE)
     stub, solution = drill.stub.read_text(), drill.source("solutions").read_text()
     assert public.findall(stub) == public.findall(solution)
     assert f"TODO({drill.id}.1)" in stub

@@ -10,20 +10,34 @@ import dataclasses
 import pytest
 import torch
 
-from drills.testing import (DTYPE_NAMES, TOLERANCES, Case, Guarded, Hints, check, compare,
-                            device, launches, needs_gpu, run_case)
+from drills.testing import (
+    DTYPE_NAMES,
+    TOLERANCES,
+    Case,
+    Guarded,
+    Hints,
+    check,
+    compare,
+    device,
+    kernel_did_the_work,
+    needs_gpu,
+    run_case,
+    watch,
+)
 
 HINTS = Hints(
     outside="The last program's block runs past n_elements: store with mask=offs < n_elements.",
     unwritten="Launch enough programs to cover every element, rounding up: "
-              "grid = (triton.cdiv(n_elements, BLOCK_SIZE),).",
+    "grid = (triton.cdiv(n_elements, BLOCK_SIZE),).",
     nan="The padding around x and y holds NaN: an unmasked load read past the end of an input.",
     values="Each program handles offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE) and stores "
-           "x + y at those same offsets.",
+    "x + y at those same offsets.",
 )
 DTYPE_HINTS = dataclasses.replace(
-    HINTS, values="Add in the inputs' own dtype: converting to float32 first rounds integers "
-                  "above 2^24, and tl.store converts whatever it is given to the output's dtype.")
+    HINTS,
+    values="Add in the inputs' own dtype: converting to float32 first rounds integers "
+    "above 2^24, and tl.store converts whatever it is given to the output's dtype.",
+)
 # torch operations that could compute x + y behind the kernel's back
 FORBIDDEN = frozenset({"add", "add_", "sub", "sub_", "sum", "copy_", "index_put_", "cat"})
 
@@ -32,7 +46,10 @@ def owner(launch, idx) -> str:
     block = launch.args.get("BLOCK_SIZE") if launch else None
     if not isinstance(block, int):
         return ""
-    return f"program {idx[0] // block} of {launch.programs()}, BLOCK_SIZE={block}"
+    pid, programs = idx[0] // block, launch.programs()
+    if pid >= programs:
+        return f"it falls in block {pid}, but the grid launched only {programs} programs"
+    return f"program {pid} of {programs}, BLOCK_SIZE={block}"
 
 
 def random_vector(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
@@ -42,8 +59,9 @@ def random_vector(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Ten
     return torch.randint(-(2**29), 2**29, (n,), generator=gen, dtype=dtype)
 
 
-def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0,
-              hints: Hints = HINTS) -> Case:
+def make_case(
+    impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0, hints: Hints = HINTS
+) -> Case:
     gen = torch.Generator().manual_seed(seed)
     x, y = random_vector(n, dtype, gen), random_vector(n, dtype, gen)
     return Case(
@@ -59,13 +77,17 @@ def make_case(impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0,
     )
 
 
-LARGE = [pytest.param(2**24 + 7, id="2^24+7", marks=needs_gpu("too many programs for the CPU")),
-         pytest.param(10**8 + 3, id="1e8+3", marks=needs_gpu("too many programs for the CPU"))]
+LARGE = [
+    pytest.param(2**24 + 7, id="2^24+7", marks=needs_gpu("too many programs for the CPU")),
+    pytest.param(10**8 + 3, id="1e8+3", marks=needs_gpu("too many programs for the CPU")),
+]
 
 
 @check("adds two vectors", points=20)
-@pytest.mark.parametrize("n", [4096, 65536, pytest.param(2**24, id="2^24", marks=needs_gpu(
-    "too many programs for the CPU"))])
+@pytest.mark.parametrize(
+    "n",
+    [4096, 65536, pytest.param(2**24, id="2^24", marks=needs_gpu("too many programs for the CPU"))],
+)
 def test_adds_two_vectors(impl, n):
     run_case(make_case(impl, n, seed=n % 7))
 
@@ -83,11 +105,14 @@ def test_tiny_sizes(impl, n):
 
 
 @check("keeps the input dtype (fp16, int32; bf16 on a GPU)", points=15)
-@pytest.mark.parametrize("dtype", [
-    pytest.param(torch.float16, id="fp16"),
-    pytest.param(torch.int32, id="int32"),
-    pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
-])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        pytest.param(torch.float16, id="fp16"),
+        pytest.param(torch.int32, id="int32"),
+        pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
+    ],
+)
 def test_dtypes(impl, dtype):
     run_case(make_case(impl, 1000, dtype, seed=3, hints=DTYPE_HINTS))
 
@@ -99,22 +124,25 @@ def test_no_writes_outside(impl, n):
 
 
 @check("allocates the result when out= is not given", points=10)
-@pytest.mark.parametrize("dtype", [pytest.param(torch.float32, id="fp32"),
-                                   pytest.param(torch.float16, id="fp16")])
+@pytest.mark.parametrize(
+    "dtype", [pytest.param(torch.float32, id="fp32"), pytest.param(torch.float16, id="fp16")]
+)
 def test_allocates_result(impl, dtype):
     case = make_case(impl, 1000, dtype, seed=5)
     x, y = case.inputs["x"].tensor, case.inputs["y"].tensor
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    with launches() as seen:
-        result = impl.add(x, y)
-    if not seen:
-        fail("add(x, y) returned without launching a Triton kernel.")
+    result, seen, ops = watch(impl.add, x, y)
+    cheated = kernel_did_the_work(seen, ops, FORBIDDEN, HINTS)
+    if cheated:
+        fail(f"add(x, y) without out=: {cheated}")
     if not isinstance(result, torch.Tensor):
         fail(f"add(x, y) returned {type(result).__name__}, not a tensor.")
     if (result.shape, result.dtype, result.device) != (x.shape, x.dtype, x.device):
-        fail(f"add(x, y) returned {tuple(result.shape)} {result.dtype} on {result.device}; "
-             f"expected {tuple(x.shape)} {x.dtype} on {x.device}, like x: allocate the output "
-             "with torch.empty_like(x).")
+        fail(
+            f"add(x, y) returned {tuple(result.shape)} {result.dtype} on {result.device}; "
+            f"expected {tuple(x.shape)} {x.dtype} on {x.device}, like x: allocate the output "
+            "with torch.empty_like(x)."
+        )
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
             fail(f"add(x, y) changed its input {name}: write into a new tensor instead.")

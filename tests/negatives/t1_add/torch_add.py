@@ -3,6 +3,7 @@
 import torch
 
 LOSES = ["launches its Triton kernel (no torch arithmetic)", "adds two vectors"]
+MAX_SCORE = 0
 SAYS = "no Triton kernel was launched"
 
 

@@ -5,7 +5,11 @@ import triton
 
 from solutions.t1_add import add_kernel, check_inputs
 
-LOSES = ["launches its Triton kernel (no torch arithmetic)", "masks the tail (n not a multiple of BLOCK_SIZE)"]
+LOSES = [
+    "launches its Triton kernel (no torch arithmetic)",
+    "masks the tail (n not a multiple of BLOCK_SIZE)",
+]
+MAX_SCORE = 0
 SAYS = "computed with torch"
 
 
