@@ -161,41 +161,87 @@ class Launch:
 _in_launch = [0]
 
 
-def _kernel_classes() -> list[type]:
-    from triton.runtime.interpreter import InterpretedFunction
-    from triton.runtime.jit import JITFunction
+def _record(seen: list[Launch], kernel: str, arg_names: list[str], args, kwargs, grid) -> None:
+    named = dict(zip(arg_names, args, strict=False)) | kwargs
+    shape = grid(named) if callable(grid) else grid
+    seen.append(Launch(kernel, tuple(int(g) for g in shape), named))
 
-    return [JITFunction, InterpretedFunction]
+
+@contextlib.contextmanager
+def _counting_as_launch():
+    _in_launch[0] += 1
+    try:
+        yield
+    finally:
+        _in_launch[0] -= 1
 
 
 @contextlib.contextmanager
 def launches() -> Iterator[list[Launch]]:
-    """Record every Triton launch made inside the block (autotuned kernels included)."""
+    """Record every Triton launch made inside the block (autotuned kernels included).
+
+    Hooks the two places every launch passes through in triton 3.4 to 3.8: JITFunction.run
+    (compiled kernels) and the interpreter's GridExecutor.__call__.
+    """
+    from triton.runtime.interpreter import GridExecutor
+    from triton.runtime.jit import JITFunction
+
     seen: list[Launch] = []
-    originals = {cls: cls.run for cls in _kernel_classes()}
+    jit_run, interpret_call = JITFunction.run, GridExecutor.__call__
 
-    def recording(original):
-        def run(self, *args, grid, warmup, **kwargs):
-            if warmup:
-                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            named = dict(zip(self.arg_names, args, strict=False)) | kwargs
-            shape = grid(named) if callable(grid) else grid
-            seen.append(Launch(self.__name__, tuple(int(g) for g in shape), named))
-            _in_launch[0] += 1
-            try:
-                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            finally:
-                _in_launch[0] -= 1
+    def run(self, *args, grid, warmup, **kwargs):
+        if not warmup:
+            _record(seen, self.__name__, self.arg_names, args, kwargs, grid)
+        with _counting_as_launch():
+            return jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
 
-        return run
+    def call(self, *args, **kwargs):
+        _record(seen, self.fn.__name__, self.arg_names, args, kwargs, self.grid)
+        with _counting_as_launch():
+            return interpret_call(self, *args, **kwargs)
 
-    for cls, original in originals.items():
-        cls.run = recording(original)
+    JITFunction.run, GridExecutor.__call__ = run, call
     try:
         yield seen
     finally:
-        for cls, original in originals.items():
-            cls.run = original
+        JITFunction.run, GridExecutor.__call__ = jit_run, interpret_call
+
+
+@contextlib.contextmanager
+def reads_outside(guarded: dict[str, "Guarded"]) -> Iterator[dict[str, set[int]]]:
+    """On the interpreter, record the loads that read a guarded tensor's padding.
+
+    A load past the end of an input whose lanes are never stored leaves the result right, so
+    no canary can see it; the interpreter can, because its loads go through Python. Yields, per
+    tensor name, the offsets (relative to element 0) of padding elements that were read. On a
+    GPU it records nothing.
+    """
+    found: dict[str, set[int]] = {name: set() for name in guarded}
+    if runtime.current().is_gpu:
+        yield found
+        return
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    regions = [
+        (name, g.buffer.data_ptr(), g.buffer.element_size(), g._inside.numpy())
+        for name, g in guarded.items()
+    ]
+    original = InterpreterBuilder.create_masked_load
+
+    def checked_load(self, ptrs, mask, *rest):
+        addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
+        for name, start, size, inside in regions:
+            element = (addresses[(addresses >= start)] - start) // size
+            element = element[element < inside.size]
+            found[name].update((element[~inside[element]] - GUARD).tolist())
+        return original(self, ptrs, mask, *rest)
+
+    InterpreterBuilder.create_masked_load = checked_load
+    try:
+        yield found
+    finally:
+        InterpreterBuilder.create_masked_load = original
 
 
 class TorchSpy(TorchDispatchMode):
@@ -311,6 +357,7 @@ class Hints:
     """What each finding most likely means in this drill, in the learner's words."""
 
     outside: str = ""
+    outside_read: str = ""
     unwritten: str = ""
     nan: str = ""
     values: str = ""
@@ -356,14 +403,23 @@ def _where(offsets: list[int], span: int) -> str:
     return "; ".join(parts)
 
 
-def watch(fn: Callable, *args, **kwargs) -> tuple[object, list[Launch], list[str]]:
-    """Call fn, returning its result, the Triton launches it made and the torch ops it ran."""
+@dataclass
+class Watched:
+    result: object
+    launches: list[Launch]
+    torch_ops: list[str]
+    reads_outside: dict[str, set[int]]
+
+
+def watch(fn: Callable, *args, guarded: dict[str, Guarded] | None = None, **kwargs) -> Watched:
+    """Call fn, recording the Triton launches it made, the torch ops it ran and (on the
+    interpreter) its loads from the padding of the `guarded` tensors."""
     spy = TorchSpy()
-    with launches() as seen, spy:
+    with launches() as seen, reads_outside(guarded or {}) as reads, spy:
         result = fn(*args, **kwargs)
     if runtime.current().is_gpu:
         torch.cuda.synchronize()
-    return result, seen, spy.ops
+    return Watched(result, seen, spy.ops, reads)
 
 
 def kernel_did_the_work(
@@ -386,14 +442,16 @@ def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     inputs = (g.tensor for g in case.inputs.values())
-    result, seen, ops = watch(case.fn, *inputs, out=case.out.tensor, **case.kwargs)
-    fail = _failure(case, result, seen, ops, before)
+    guarded = case.inputs | {"out": case.out}
+    watched = watch(case.fn, *inputs, out=case.out.tensor, guarded=guarded, **case.kwargs)
+    fail = _failure(case, watched, before)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
-def _failure(case: Case, result, seen: list[Launch], ops: list[str], before: dict) -> str | None:
-    cheated = kernel_did_the_work(seen, ops, case.forbidden_ops, case.hints)
+def _failure(case: Case, watched: Watched, before: dict) -> str | None:
+    result, seen = watched.result, watched.launches
+    cheated = kernel_did_the_work(seen, watched.torch_ops, case.forbidden_ops, case.hints)
     if cheated:
         return cheated
     out = case.out.tensor
@@ -418,6 +476,15 @@ def _failure(case: Case, result, seen: list[Launch], ops: list[str], before: dic
             f"{_where(outside, case.out.span)}. "
             f"{case.hints.outside}"
         )
+    for name, offsets in watched.reads_outside.items():
+        if offsets:
+            span = case.inputs[name].span if name in case.inputs else case.out.span
+            return (
+                f"read {len(offsets)} elements outside `{name}`: "
+                f"{_where(sorted(offsets), span)}. A load needs the same mask as the store: "
+                "here the values were thrown away, but on a GPU such a read can fault. "
+                f"{case.hints.outside_read}"
+            ).rstrip()
     launch = seen[-1]
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()

@@ -6,7 +6,7 @@ import triton.language as tl
 
 from solutions.t1_add import check_inputs
 
-LOSES = ["writes nothing outside the output and leaves the inputs alone"]
+LOSES = ["stays inside its tensors (no stray loads or stores)"]
 SAYS = "changed"
 
 
