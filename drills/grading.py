@@ -34,6 +34,7 @@ class CheckResult:
     message: str = ""
     case: str = ""  # the first case that failed
     skipped_cases: list[str] = field(default_factory=list)  # cases only a GPU can run
+    scored: bool = True  # False for an extra check: reported, worth no points
 
 
 @dataclass
@@ -232,49 +233,37 @@ def _check_results(run: _Run) -> list[CheckResult]:
     for item in run.collected:
         if item["check"]:
             order.setdefault(item["check"], []).append(item)
-    checks = []
-    for name, items in order.items():
-        points = float(items[0]["points"])
-        results = [run.results.get(item["nodeid"]) for item in items]
-        failures = [r for r in results if r and r["outcome"] == "failed"]
-        skipped = [r["case"] for r in results if r and r["outcome"] == "skipped"]
-        ran = [r for r in results if r and r["outcome"] == "passed"]
-        if failures:
-            first = failures[0]
-            checks.append(
-                CheckResult(
-                    name,
-                    _CHECK_STATUS[first["kind"] or "failed"],
-                    0.0,
-                    points,
-                    first["message"],
-                    first["case"],
-                    skipped,
-                )
-            )
-        elif None in results and not run.problem:
-            checks.append(
-                CheckResult(
-                    name,
-                    "timeout",
-                    0.0,
-                    points,
-                    "not run: the drill ran out of time before this check.",
-                )
-            )
-        elif None in results:
-            checks.append(CheckResult(name, "crashed", 0.0, points, "not run: see the drill."))
-        elif not ran:
-            checks.append(
-                CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped)
-            )
-        else:
-            checks.append(CheckResult(name, "passed", points, points, "", "", skipped))
-    return checks
+    return [_check_result(name, items, run) for name, items in order.items()]
+
+
+def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
+    points = float(items[0]["points"])
+    results = [run.results.get(item["nodeid"]) for item in items]
+    failures = [r for r in results if r and r["outcome"] == "failed"]
+    skipped = [r["case"] for r in results if r and r["outcome"] == "skipped"]
+    ran = [r for r in results if r and r["outcome"] == "passed"]
+    scored = points > 0
+    if failures:
+        first = failures[0]
+        status = _CHECK_STATUS[first["kind"] or "failed"]
+        return CheckResult(
+            name, status, 0.0, points, first["message"], first["case"], skipped, scored
+        )
+    if None in results:
+        status, why = (
+            ("crashed", "see the drill")
+            if run.problem
+            else ("timeout", "the drill ran out of time before this check")
+        )
+        return CheckResult(name, status, 0.0, points, f"not run: {why}.", scored=scored)
+    if not ran:
+        return CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped, scored)
+    return CheckResult(name, "passed", points, points, "", "", skipped, scored)
 
 
 def _drill_status(checks: list[CheckResult], run: _Run) -> str:
-    statuses = {c.status for c in checks}
+    """The drill's status, from its scored checks: extra checks never change it."""
+    statuses = {c.status for c in checks if c.scored}
     if run.problem and not checks:
         return "crashed"
     if "error" in statuses:

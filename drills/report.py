@@ -69,6 +69,8 @@ def _check_line(c: CheckResult) -> Text:
         line.append(f"  ({c.status.replace('_', ' ')})", STYLE[c.status])
     if c.skipped_cases:
         line.append(f"  [{len(c.skipped_cases)} GPU-only case(s) skipped]", "dim")
+    if not c.scored:
+        line.append("  (extra, not scored)", "dim")
     return line
 
 
@@ -92,7 +94,7 @@ def next_step(r: DrillResult | None, impl: str) -> str:
         )
     if r.status == "error":
         return f"Next: make {r.source} importable (the error is above), then run `{again}`."
-    failing = next(c for c in r.checks if c.status != "passed" and c.status != "skipped")
+    failing = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
     return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then run `{again}`.'
 
 
@@ -108,6 +110,13 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
             out.print(Text(f"\n{r.id} · {r.title}", "bold"))
             for c in r.checks:
                 out.print(_check_line(c))
+    for r in results:
+        for c in r.checks:
+            if not c.scored and c.status not in ("passed", "skipped"):
+                out.print(
+                    Text(f"\nExtra check (not scored) · {r.id} · {c.name} [case {c.case}]", "bold")
+                )
+                out.print(c.message, markup=False)
     if focus is not None:
         out.print()
         out.print(Text(_failure_title(focus), "bold " + STYLE[focus.status]))
@@ -119,7 +128,7 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
 def _failure_title(r: DrillResult) -> str:
     if r.status in ("not_started", "error") or (r.message and not r.checks):
         return f"{r.id} · {r.status.replace('_', ' ')}"
-    c = next(c for c in r.checks if c.status not in ("passed", "skipped"))
+    c = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
     case = f" [case {c.case}]" if c.case else ""
     return f"First failure: {r.id} · {c.name}{case}"
 
@@ -127,7 +136,7 @@ def _failure_title(r: DrillResult) -> str:
 def _failure_body(r: DrillResult) -> str:
     if r.status in ("not_started", "error") or (r.message and not r.checks):
         return r.message
-    c = next(c for c in r.checks if c.status not in ("passed", "skipped"))
+    c = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
     return c.message + (f"\n{r.message}" if r.message else "")
 
 

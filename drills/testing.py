@@ -303,6 +303,37 @@ def _fmt_value(x: torch.Tensor) -> str:
     return f"{x.item():.8g}" if x.dtype.is_floating_point else str(x.item())
 
 
+_CHUNK = 1 << 25  # elements compared at a time, so 2^31-element outputs fit in memory
+
+
+@dataclass
+class _Tally:
+    bad: int = 0
+    nan: int = 0
+    inf: int = 0
+    worst_abs: tuple[float, int] = (0.0, -1)  # (error, flat index)
+    worst_rel: float = 0.0
+    first: list[int] = field(default_factory=list)
+
+    def add(self, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, offset: int, show: int):
+        err = (g - e).abs().nan_to_num(nan=math.inf)
+        bad = ~(err <= tol.atol + tol.rtol * e.abs()) & ~(g == e)
+        self.bad += int(bad.sum())
+        self.nan += int((torch.isnan(g) & ~torch.isnan(e)).sum())
+        self.inf += int((torch.isinf(g) & ~torch.isinf(e)).sum())
+        finite = torch.isfinite(g) & torch.isfinite(e)
+        if bool(finite.any()):
+            finite_err = torch.where(finite, err, torch.zeros_like(err))
+            i = int(finite_err.argmax())
+            if finite_err[i] > self.worst_abs[0]:
+                self.worst_abs = (float(finite_err[i]), offset + i)
+            rel = torch.where(finite, err / e.abs().clamp_min(1e-30), torch.zeros_like(err))
+            self.worst_rel = max(self.worst_rel, float(rel.max()))
+        if len(self.first) < show:
+            found = torch.nonzero(bad).flatten()[: show - len(self.first)]
+            self.first += (found + offset).tolist()
+
+
 def compare(
     got: torch.Tensor,
     expected: torch.Tensor,
@@ -311,33 +342,34 @@ def compare(
     show: int = 5,
 ) -> str | None:
     """None when `got` is close to `expected`, else a report a learner can act on."""
-    g, e = got.detach().double(), expected.detach().double().to(got.device)
-    nan, inf = torch.isnan(g) & ~torch.isnan(e), torch.isinf(g) & ~torch.isinf(e)
-    err = (g - e).abs().nan_to_num(nan=math.inf)
-    bad = ~(err <= tol.atol + tol.rtol * e.abs()) & ~(g == e)
-    n_bad = int(bad.sum())
-    if n_bad == 0:
+    flat_got = got.detach().reshape(-1)
+    flat_expected = expected.detach().to(got.device).reshape(-1)
+    tally = _Tally()
+    for start in range(0, flat_got.numel(), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        g, e = flat_got[part].double(), flat_expected[part].double()
+        tally.add(g, e, tol, start, show)
+    if tally.bad == 0:
         return None
-    finite = torch.isfinite(g) & torch.isfinite(e)
-    rel = err / e.abs().clamp_min(1e-30)
-    share = f"{n_bad} of {g.numel()} elements ({100 * n_bad / g.numel():.1f}%) are wrong"
+    shape = tuple(got.shape)
+    share = (
+        f"{tally.bad} of {got.numel()} elements ({100 * tally.bad / got.numel():.1f}%) are wrong"
+    )
     lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
-    if int(nan.sum()) or int(inf.sum()):
+    if tally.nan or tally.inf:
         lines.append(
-            f"NaN where a number was expected: {int(nan.sum())}; "
-            f"inf where a finite number was expected: {int(inf.sum())}"
+            f"NaN where a number was expected: {tally.nan}; "
+            f"inf where a finite number was expected: {tally.inf}"
         )
-    if bool((finite & bad).any()):
-        worst = int(torch.where(finite, err, torch.zeros_like(err)).flatten().argmax())
-        worst_rel = int(torch.where(finite, rel, torch.zeros_like(rel)).flatten().argmax())
+    if tally.worst_abs[1] >= 0 and tally.worst_abs[0] > 0:
         lines.append(
-            f"max abs error {err.flatten()[worst]:.4g} at index "
-            f"{_fmt_index(_index(worst, tuple(g.shape)))}; max rel error "
-            f"{rel.flatten()[worst_rel]:.4g}"
+            f"max abs error {tally.worst_abs[0]:.4g} at index "
+            f"{_fmt_index(_index(tally.worst_abs[1], shape))}; max rel error "
+            f"{tally.worst_rel:.4g}"
         )
     lines.append("first wrong elements:")
-    for flat in torch.nonzero(bad.flatten()).flatten()[:show].tolist():
-        idx = _index(flat, tuple(g.shape))
+    for flat in tally.first:
+        idx = _index(flat, shape)
         who = owner(idx)
         where = f"  ({who})" if who else ""
         lines.append(

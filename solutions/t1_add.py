@@ -14,7 +14,9 @@ import triton.language as tl
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     pid = tl.program_id(axis=0)
-    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # [BLOCK_SIZE]
+    # pid is int32: in int64, block starts past 2^31 elements do not wrap around
+    block_start = pid.to(tl.int64) * BLOCK_SIZE
+    offs = block_start + tl.arange(0, BLOCK_SIZE)  # [BLOCK_SIZE]
     # the last program runs past n_elements: masked lanes neither read nor write
     mask = offs < n_elements
     x = tl.load(x_ptr + offs, mask=mask)

@@ -1,0 +1,304 @@
+"""`make bench [DRILL=t1] [IMPL=mine|solutions]`: time kernels beside torch, on a GPU.
+
+For each drill: a correctness gate on every benchmark shape first, then the median time (L2
+flushed before each run, by triton.testing.do_bench) of the kernel under test, the reference
+solution and torch (cuBLAS for matmul), over the shapes the drill declares in its test file
+(`BENCH`, separate from its test shapes). Throughput is reported against a hardware limit
+measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16 matmul.
+
+Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
+installed) and the same rows as JSON.
+"""
+
+import argparse
+import base64
+import datetime
+import functools
+import io
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from drills import catalog, runtime
+
+REPORTS = catalog.ROOT / "reports"
+
+
+@dataclass(frozen=True)
+class Shape:
+    label: str  # "2^20", "4096x781"
+    size: float  # the plot's x value
+    params: dict
+
+
+@dataclass(frozen=True)
+class Bench:
+    """A drill's benchmark, declared beside its tests."""
+
+    entry: str  # the host function to time: "add"
+    shapes: list[Shape]
+    make_inputs: Callable[[Shape], tuple]  # GPU tensors to call entry and torch_fn with
+    torch_fn: Callable  # what torch users call for the same result
+    torch_name: str  # "torch.add", "cuBLAS (torch.matmul)"
+    unit: str  # "GB/s" or "TFLOP/s"
+    work: Callable[[Shape], float]  # bytes moved, or floating-point operations, per call
+    tolerance: Callable[[Shape], object]  # drills.testing.Tolerance for the gate
+
+
+@dataclass
+class Row:
+    drill: str
+    shape: str
+    size: float
+    impl: str
+    impl_ms: float | None
+    impl_rate: float | None
+    reference_rate: float
+    torch_rate: float
+    vs_torch: float | None
+    of_limit: float | None
+    unit: str
+    limit: float
+    limit_name: str
+    gate: str  # "ok", or why the kernel under test was not timed
+    gpu: str
+    torch_version: str
+    triton_version: str
+    date: str
+
+
+def _median_ms(fn) -> float:
+    import triton.testing
+
+    return triton.testing.do_bench(fn, return_mode="median")
+
+
+def copy_bandwidth() -> float:
+    """GB/s of a device-to-device copy of 2^28 fp32 (1 GiB), counting bytes read + written."""
+    import torch
+
+    x = torch.empty(2**28, device="cuda")
+    y = torch.empty_like(x)
+    return 2 * x.numel() * x.element_size() / _median_ms(lambda: y.copy_(x)) / 1e6
+
+
+def matmul_peak() -> float:
+    """TFLOP/s of cuBLAS on an 8192^3 fp16 matmul with fp32 accumulation."""
+    import torch
+
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    return 2 * 8192**3 / _median_ms(lambda: a @ b) / 1e9
+
+
+LIMITS = {"GB/s": ("copy bandwidth", copy_bandwidth), "TFLOP/s": ("cuBLAS 8192^3", matmul_peak)}
+
+
+def load_bench(drill: catalog.Drill) -> Bench | None:
+    from drills.pytest_plugin import load
+
+    return getattr(load(drill.test_file), "BENCH", None)
+
+
+def _gate(fn, torch_fn, args, tolerance) -> str:
+    """ "ok" when fn matches torch on these inputs, else why it does not."""
+    from drills import NotStarted
+    from drills.testing import compare
+
+    try:
+        got = fn(*args)
+    except NotStarted:
+        return "not started"
+    except Exception as e:  # noqa: BLE001 - any failure keeps this kernel out of the timings
+        return f"raised {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    report = compare(got, torch_fn(*args), tolerance)
+    return "ok" if report is None else "wrong result: " + report.splitlines()[0]
+
+
+def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -> list[Row]:
+    from drills.pytest_plugin import ImplImportError, load, source_file
+
+    bench = load_bench(drill)
+    if bench is None:
+        return []
+    reference = getattr(load(source_file("solutions", drill.slug)), bench.entry)
+    try:
+        under_test = getattr(load(source_file(impl, drill.slug)), bench.entry)
+        import_problem = ""
+    except ImplImportError as e:
+        under_test, import_problem = None, str(e).splitlines()[0]
+    limit_name, _ = LIMITS[bench.unit]
+    today = datetime.date.today().isoformat()
+    rows = []
+    for shape in bench.shapes:
+        args = bench.make_inputs(shape)
+        per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
+        gate = import_problem or _gate(under_test, bench.torch_fn, args, bench.tolerance(shape))
+        impl_ms = _median_ms(functools.partial(under_test, *args)) if gate == "ok" else None
+        ref_rate = per_ms / _median_ms(functools.partial(reference, *args))
+        torch_rate = per_ms / _median_ms(functools.partial(bench.torch_fn, *args))
+        impl_rate = per_ms / impl_ms if impl_ms else None
+        rows.append(
+            Row(
+                drill.id,
+                shape.label,
+                shape.size,
+                impl,
+                impl_ms,
+                impl_rate,
+                ref_rate,
+                torch_rate,
+                impl_rate / torch_rate if impl_rate else None,
+                impl_rate / limits[bench.unit] if impl_rate else None,
+                bench.unit,
+                limits[bench.unit],
+                limit_name,
+                gate,
+                versions["gpu"],
+                versions["torch"],
+                versions["triton"],
+                today,
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------------
+
+
+def _fmt(x: float | None, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def terminal_table(rows: list[Row], impl: str):
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for name in (
+        "drill",
+        "shape",
+        f"{impl} ms",
+        impl,
+        "reference",
+        "torch",
+        f"{impl}/torch",
+        "of limit",
+        "unit",
+        "gate",
+    ):
+        table.add_column(
+            name, justify="left" if name in ("drill", "shape", "unit", "gate") else "right"
+        )
+    for r in rows:
+        table.add_row(
+            r.drill,
+            r.shape,
+            _fmt(r.impl_ms, ".4f"),
+            _fmt(r.impl_rate, ".0f"),
+            f"{r.reference_rate:.0f}",
+            f"{r.torch_rate:.0f}",
+            _fmt(r.vs_torch, ".2f"),
+            _fmt(r.of_limit, ".0%"),
+            r.unit,
+            r.gate,
+        )
+    return table
+
+
+def plot_png(rows: list[Row], drill: str) -> str | None:
+    """A base64 PNG of throughput against size for one drill, or None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    mine = [r for r in rows if r.drill == drill]
+    sizes = [r.size for r in mine]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if any(r.impl_rate for r in mine):
+        ax.plot(sizes, [r.impl_rate for r in mine], "o-", label=mine[0].impl)
+    ax.plot(sizes, [r.reference_rate for r in mine], "s-", label="reference")
+    ax.plot(sizes, [r.torch_rate for r in mine], "^-", label="torch")
+    ax.axhline(mine[0].limit, linestyle="--", color="grey", label=mine[0].limit_name)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("size")
+    ax.set_ylabel(mine[0].unit)
+    ax.set_title(f"{drill} on {mine[0].gpu}")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
+    import jinja2
+
+    REPORTS.mkdir(exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    drills = sorted({r.drill for r in rows}, key=[d.id for d in catalog.DRILLS].index)
+    template = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
+    ).get_template("bench.html.j2")
+    html = template.render(
+        rows=rows,
+        impl=impl,
+        versions=versions,
+        drills=drills,
+        plots={d: plot_png(rows, d) for d in drills},
+        stamp=stamp,
+    )
+    path = REPORTS / f"bench-{impl}-{stamp}.html"
+    path.write_text(html)
+    path.with_suffix(".json").write_text(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("drills", nargs="*", metavar="DRILL")
+    parser.add_argument("--impl", default="mine", help="mine (default) or solutions")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
+    except KeyError as e:
+        print(f"make bench: {e.args[0]}", file=sys.stderr)
+        return 2
+    rt = runtime.current()
+    if not rt.is_gpu:
+        print(
+            "make bench: benchmarks need an NVIDIA GPU, and this machine runs kernels on the "
+            f"{rt.description}. Timings from the interpreter say nothing about a GPU. "
+            "`make grade` works here.",
+            file=sys.stderr,
+        )
+        return 2
+    import torch
+
+    from drills.report import console
+
+    versions = runtime.versions() | {"gpu": torch.cuda.get_device_name()}
+    units = {b.unit for b in (load_bench(d) for d in selected) if b}
+    limits = {unit: LIMITS[unit][1]() for unit in units}
+    out = console()
+    out.print(
+        f"Benchmarking {args.impl}/ on {versions['gpu']} · torch {versions['torch']} · "
+        f"triton {versions['triton']} · {datetime.date.today().isoformat()}"
+    )
+    for unit, value in limits.items():
+        out.print(f"limit: {LIMITS[unit][0]} = {value:.0f} {unit} (measured now)")
+    rows = [row for d in selected for row in bench_drill(d, args.impl, limits, versions)]
+    out.print(terminal_table(rows, args.impl))
+    out.print(f"report: {write_reports(rows, args.impl, versions).relative_to(catalog.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
