@@ -21,21 +21,10 @@ import pytest
 import torch
 
 from drills import catalog, runtime
-from drills.testing import Case, Launch, kernel_did_the_work, watch
+from drills.testing import Case, Launch, explain, kernel_did_the_work, watch
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
 _OPTIONS = ("num_warps", "num_stages")
-
-# Errors a learner meets here, and what they usually mean.
-_HINTS = {
-    "Unsupported function referenced": "A function called from a kernel must itself be "
-    "decorated with @triton.jit; the interpreter calls plain Python functions, a GPU cannot.",
-    "Loop-carried variable": "A variable changes type inside a loop: an accumulator started "
-    "as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and convert once "
-    "after the loop.",
-    "K >= 16": "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_SIZE_K >= 16) for "
-    "16-bit inputs; the interpreter accepts smaller ones.",
-}
 
 
 def _type_of(value) -> str:
@@ -111,8 +100,7 @@ def compile_one(module, launch: dict) -> str | None:
         triton.compile(source, target=GPUTarget(*SM90), options=options)
     except Exception as e:  # noqa: BLE001 - any compiler failure is the learner's to read
         message = str(e).strip()
-        hint = next((h for key, h in _HINTS.items() if key in message), "")
-        return f"{type(e).__name__}: {message}\n{hint}".rstrip()
+        return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
     return None
 
 

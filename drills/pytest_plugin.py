@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from drills import NotStarted, catalog, runtime
+from drills.testing import explain
 
 # Exit status asking the grader to resume the remaining checks in a fresh process: after a CUDA
 # fault the context is unusable, and after a timeout the next case of that check would most
@@ -174,7 +175,9 @@ def _classify(excinfo, impl_path: Path | None) -> tuple[str, str]:
         return "failed", text
     kind = "cuda_fault" if _CUDA_FAULT.search(text) else "failed"
     where = _line_in(excinfo.tb, impl_path) if impl_path else ""
-    return kind, f"your code raised {type(err).__name__}: {text.strip()[:2000]}{where}"
+    meaning = explain(text)
+    meaning = f"\n{meaning}" if meaning else ""
+    return kind, f"your code raised {type(err).__name__}: {text.strip()[:2000]}{where}{meaning}"
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,6 +1,7 @@
 """What the grader prints, and the JSON it writes."""
 
 import json
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -23,8 +24,9 @@ MARK = {"passed": "✓", "skipped": "-", "not_started": "·"}
 
 
 def console() -> Console:
-    # rich turns colour off by itself under NO_COLOR and when stdout is not a terminal
-    return Console(highlight=False, soft_wrap=True)
+    # rich turns colour off by itself under NO_COLOR and when stdout is not a terminal; a log
+    # file gets a width wide enough for the benchmark table
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def heading(impl: str, runtime_description: str, versions: dict[str, str]) -> str:

@@ -384,6 +384,31 @@ def compare(
 # ---------------------------------------------------------------------------------------------
 
 
+# Compiler and runtime errors a learner meets, and what they usually mean.
+_KNOWN_ERRORS = {
+    ("Unsupported function referenced", "Cannot access global variable"): "A function "
+    "called from a kernel must itself be decorated with @triton.jit; the interpreter calls "
+    "plain Python functions, a GPU cannot.",
+    ("Loop-carried variable",): "A variable changes type inside a loop: an accumulator "
+    "started as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and "
+    "convert once after the loop.",
+    ("K >= 16",): "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_SIZE_K >= 16) "
+    "for 16-bit inputs; the interpreter accepts smaller ones.",
+    ("arange's range must be a power of 2",): "Block sizes must be powers of two: round up "
+    "with triton.next_power_of_2 and mask the extra lanes.",
+    ("illegal memory access",): "A load or store reached an address outside every tensor: "
+    "check the masks and the offsets (and int32 offsets past 2^31).",
+}
+
+
+def explain(message: str) -> str:
+    """What an error message usually means for a learner, or "" if it is not a known one."""
+    for keys, meaning in _KNOWN_ERRORS.items():
+        if any(key in message for key in keys):
+            return meaning
+    return ""
+
+
 @dataclass
 class Hints:
     """What each finding most likely means in this drill, in the learner's words."""
@@ -499,8 +524,8 @@ def _failure(case: Case, watched: Watched, before: dict) -> str | None:
         if changed:
             return (
                 f"the kernel changed {changed} elements of the input `{name}` (or the "
-                f"padding around it); inputs must stay read-only."
-            )
+                f"padding around it); inputs must stay read-only. {case.hints.outside}"
+            ).rstrip()
     outside = case.out.written_outside()
     if outside:
         return (

@@ -184,6 +184,8 @@ def test_compiles_for_gpu(impl, dtype):
 OVERFLOW_N = 2**31 + 2**20 + 7
 OVERFLOW_HINTS = dataclasses.replace(
     HINTS,
+    outside="pid * BLOCK_SIZE is computed in int32 and wraps past 2^31: start from "
+    "pid.to(tl.int64) * BLOCK_SIZE.",
     unwritten="pid * BLOCK_SIZE is computed in int32 and wraps past 2^31: start from "
     "pid.to(tl.int64) * BLOCK_SIZE.",
     values="pid * BLOCK_SIZE is computed in int32 and wraps past 2^31: start from "
