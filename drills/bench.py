@@ -247,15 +247,14 @@ def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
     template = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
     ).get_template("bench.html.j2")
-    html = template.render(
-        rows=rows,
-        impl=impl,
-        versions=versions,
-        drills=drills,
-        plots={d: plot_png(rows, d) for d in drills},
-        stamp=stamp,
-    )
+    plots = {d: plot_png(rows, d) for d in drills}
     path = REPORTS / f"bench-{impl}-{stamp}.html"
+    for drill, png in plots.items():
+        if png:
+            path.with_name(f"{path.stem}-{drill}.png").write_bytes(base64.b64decode(png))
+    html = template.render(
+        rows=rows, impl=impl, versions=versions, drills=drills, plots=plots, stamp=stamp
+    )
     path.write_text(html)
     path.with_suffix(".json").write_text(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
     return path

@@ -35,6 +35,30 @@ def device() -> str:
     return runtime.current().device
 
 
+@contextlib.contextmanager
+def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
+    """Run a case that needs a large share of GPU memory one process at a time (the suites
+    run in parallel), skipping it when the memory is not there, and hand it back afterwards."""
+    import fcntl
+    import gc
+    import tempfile
+    from pathlib import Path
+
+    with open(Path(tempfile.gettempdir(), "triton-drills-big-gpu-memory.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            free, _ = torch.cuda.mem_get_info()
+            if free < needed_bytes:
+                pytest.skip(
+                    f"needs {needed_bytes / 1e9:.0f} GB of free GPU memory, "
+                    f"{free / 1e9:.0f} GB free"
+                )
+            yield
+        finally:
+            gc.collect()
+            torch.cuda.empty_cache()
+
+
 # ---------------------------------------------------------------------------------------------
 # Canary-padded buffers
 # ---------------------------------------------------------------------------------------------

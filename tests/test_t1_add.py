@@ -18,6 +18,7 @@ from drills.testing import (
     Case,
     Guarded,
     Hints,
+    big_gpu_memory,
     check,
     compare,
     device,
@@ -198,10 +199,8 @@ OVERFLOW_HINTS = dataclasses.replace(
     "n", [pytest.param(OVERFLOW_N, id="2^31+2^20+7", marks=needs_gpu("4.3 GB tensors"))]
 )
 def test_int64_offsets(impl, n):
-    free, _ = torch.cuda.mem_get_info()
-    if free < 48e9:
-        pytest.skip(f"needs 48 GB of free GPU memory, {free / 1e9:.0f} GB free")
-    run_case(make_case(impl, n, torch.float16, seed=8, hints=OVERFLOW_HINTS))
+    with big_gpu_memory(48e9):
+        run_case(make_case(impl, n, torch.float16, seed=8, hints=OVERFLOW_HINTS))
 
 
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
