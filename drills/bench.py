@@ -1,8 +1,9 @@
 """`make bench [DRILL=t1] [IMPL=mine|solutions]`: time kernels beside torch, on a GPU.
 
 For each drill: a correctness gate on every benchmark shape first, then the median time (L2
-flushed before each run, by triton.testing.do_bench) of the kernel under test, the reference
-solution and torch (cuBLAS for matmul), over the shapes the drill declares in its test file
+flushed before each run, by triton.testing.do_bench; the three take turns over three rounds and
+the median round counts) of the kernel under test, the reference solution and torch (cuBLAS for
+matmul), over the shapes the drill declares in its test file
 (`BENCH`, separate from its test shapes). Throughput is reported against a hardware limit
 measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16 matmul.
 
@@ -75,6 +76,19 @@ def _median_ms(fn) -> float:
     return triton.testing.do_bench(fn, return_mode="median")
 
 
+ROUNDS = 3
+
+
+def _interleaved_ms(fns: list[Callable]) -> list[float]:
+    """The median over ROUNDS rounds of each function's median time, the functions taking
+    turns, so that a slow spell of the machine does not land on one of them only."""
+    times = [[] for _ in fns]
+    for _ in range(ROUNDS):
+        for fn, seen in zip(fns, times, strict=True):
+            seen.append(_median_ms(fn))
+    return [sorted(seen)[ROUNDS // 2] for seen in times]
+
+
 def copy_bandwidth() -> float:
     """GB/s of a device-to-device copy of 2^28 fp32 (1 GiB), counting bytes read + written."""
     import torch
@@ -136,9 +150,10 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
         args = bench.make_inputs(shape)
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
         gate = import_problem or _gate(under_test, bench.torch_fn, args, bench.tolerance(shape))
-        impl_ms = _median_ms(functools.partial(under_test, *args)) if gate == "ok" else None
-        ref_rate = per_ms / _median_ms(functools.partial(reference, *args))
-        torch_rate = per_ms / _median_ms(functools.partial(bench.torch_fn, *args))
+        contenders = [reference, bench.torch_fn] + ([under_test] if gate == "ok" else [])
+        ref_ms, torch_ms, *impl = _interleaved_ms([functools.partial(f, *args) for f in contenders])
+        impl_ms = impl[0] if impl else None
+        ref_rate, torch_rate = per_ms / ref_ms, per_ms / torch_ms
         impl_rate = per_ms / impl_ms if impl_ms else None
         rows.append(
             Row(
