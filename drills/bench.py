@@ -29,9 +29,10 @@ REPORTS = catalog.ROOT / "reports"
 
 @dataclass(frozen=True)
 class Shape:
-    label: str  # "2^20", "4096x781"
+    label: str  # "2^20", "fp16 4096x781"
     size: float  # the plot's x value
     params: dict
+    series: str = ""  # shapes of one series share a line in the plot, e.g. "fp16"
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Bench:
     unit: str  # "GB/s" or "TFLOP/s"
     work: Callable[[Shape], float]  # bytes moved, or floating-point operations, per call
     tolerance: Callable[[Shape], object]  # drills.testing.Tolerance for the gate
+    size_name: str = "size"  # what Shape.size counts, for the plot's axis
 
 
 @dataclass
@@ -53,6 +55,8 @@ class Row:
     drill: str
     shape: str
     size: float
+    size_name: str
+    series: str
     impl: str
     impl_ms: float | None
     impl_rate: float | None
@@ -160,6 +164,8 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
                 drill.id,
                 shape.label,
                 shape.size,
+                bench.size_name,
+                shape.series,
                 impl,
                 impl_ms,
                 impl_rate,
@@ -234,15 +240,17 @@ def plot_png(rows: list[Row], drill: str) -> str | None:
     except ImportError:
         return None
     mine = [r for r in rows if r.drill == drill]
-    sizes = [r.size for r in mine]
     fig, ax = plt.subplots(figsize=(7, 4))
-    if any(r.impl_rate for r in mine):
-        ax.plot(sizes, [r.impl_rate for r in mine], "o-", label=mine[0].impl)
-    ax.plot(sizes, [r.reference_rate for r in mine], "s-", label="reference")
-    ax.plot(sizes, [r.torch_rate for r in mine], "^-", label="torch")
-    ax.axhline(mine[0].limit, linestyle="--", color="grey", label=mine[0].limit_name)
+    for series in dict.fromkeys(r.series for r in mine):
+        line = [r for r in mine if r.series == series]
+        sizes, name = [r.size for r in line], f"{series} " if series else ""
+        if any(r.impl_rate for r in line):
+            ax.plot(sizes, [r.impl_rate for r in line], "o-", label=f"{name}{line[0].impl}")
+        ax.plot(sizes, [r.reference_rate for r in line], "s-", label=f"{name}reference")
+        ax.plot(sizes, [r.torch_rate for r in line], "^--", label=f"{name}torch")
+    ax.axhline(mine[0].limit, linestyle=":", color="grey", label=mine[0].limit_name)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("size")
+    ax.set_xlabel(mine[0].size_name)
     ax.set_ylabel(mine[0].unit)
     ax.set_title(f"{drill} on {mine[0].gpu}")
     ax.grid(True, alpha=0.3)

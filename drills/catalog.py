@@ -33,6 +33,9 @@ class Drill:
 
 DRILLS = [
     Drill("t1", "t1_add", "Vector add", "programs, the grid, offsets and masks"),
+    Drill(
+        "t2", "t2_softmax", "Row-wise softmax", "reductions, the max trick, -inf padding, fusion"
+    ),
 ]
 
 

@@ -410,9 +410,10 @@ def compare(
 
 # Compiler and runtime errors a learner meets, and what they usually mean.
 _KNOWN_ERRORS = {
-    ("Unsupported function referenced", "Cannot access global variable"): "A function "
-    "called from a kernel must itself be decorated with @triton.jit; the interpreter calls "
-    "plain Python functions, a GPU cannot.",
+    ("Unsupported function referenced", "Cannot access global variable"): "A kernel can only "
+    "use module-level names that are @triton.jit functions or tl.constexpr values (NAME = "
+    "tl.constexpr(...)): decorate the helper, or pass the value in as an argument. The "
+    "interpreter runs plain Python, so only a GPU compiler refuses this.",
     ("Loop-carried variable",): "A variable changes type inside a loop: an accumulator "
     "started as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and "
     "convert once after the loop.",

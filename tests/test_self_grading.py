@@ -1,6 +1,7 @@
-"""The repo's own tests of the grader: references pass, stubs are not started, every negative
-control loses points in the check that claims to catch it, and a drill that crashes, hangs or
-cannot be imported never costs another drill its grade."""
+"""The repo's own tests of the grader: stubs are not started, every negative control (a known
+wrong kernel, tests/negatives/) loses points in the check that claims to catch it, every
+positive control (a correct kernel written differently, tests/positives/) gets full marks, and
+a drill that crashes, hangs or cannot be imported never costs another drill its grade."""
 
 import ast
 import json
@@ -17,6 +18,7 @@ from drills import catalog, grading, runtime
 
 ROOT = catalog.ROOT
 NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
+POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 
 
 def kind() -> str:
@@ -51,6 +53,13 @@ def test_negative_control_loses_points_in_its_check(path):
     assert result.score <= meta["MAX_SCORE"], result.score
     first_lost = checks[loses[0]]
     assert says in first_lost.message, first_lost.message
+
+
+@pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_correct_kernel_written_differently_gets_full_marks(path):
+    result = grading.grade(catalog.find(path.parent.name), str(path), kind())
+    failed = [f"{c.name}: {c.message}" for c in result.checks if c.scored and c.score < c.max_score]
+    assert result.status == "passed" and result.score == 100, failed
 
 
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)

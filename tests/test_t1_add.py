@@ -218,4 +218,5 @@ BENCH = Bench(
     unit="GB/s",
     work=lambda shape: 3 * shape.params["n"] * 4,  # read x and y, write out: fp32
     tolerance=lambda shape: TOLERANCES[torch.float32],
+    size_name="elements",
 )

@@ -1,0 +1,30 @@
+"""Correct, written differently: exp through exp2, e^x = 2^(x * log2(e))."""
+
+import torch
+import triton
+import triton.language as tl
+
+from solutions.t2_softmax import check_inputs
+
+# a kernel reads module-level numbers only when they are constexpr
+LOG2_E = tl.constexpr(1.4426950408889634)
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, n_cols, stride_x_row, stride_out_row, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride_x_row + cols, mask=mask, other=-float("inf"))
+    scaled = x.to(tl.float32) * LOG2_E
+    numerator = tl.exp2(scaled - tl.max(scaled, axis=0))
+    tl.store(out_ptr + row * stride_out_row + cols, numerator / tl.sum(numerator, 0), mask=mask)
+
+
+def softmax(x, out=None):
+    check_inputs(x, out)
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device) if out is None else out
+    n_rows, n_cols = x.shape
+    block = triton.next_power_of_2(n_cols)
+    softmax_kernel[(n_rows,)](x, out, n_cols, x.stride(0), out.stride(0), BLOCK_SIZE=block)
+    return out
