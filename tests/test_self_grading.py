@@ -141,7 +141,7 @@ def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
 def test_a_hang_is_stopped_at_the_time_limit(tmp_path):
     started = time.monotonic()
     result = grading.grade(T1, write_impl(tmp_path, HANGS), kind(), drill_limit=8)
-    assert time.monotonic() - started < 40
+    assert time.monotonic() - started < 60
     assert result.status == "timeout"
     assert result.score == 0
     assert any(c.status == "timeout" for c in result.checks)
