@@ -42,6 +42,7 @@ def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
     import fcntl
     import gc
     import tempfile
+    import traceback
     from pathlib import Path
 
     with open(Path(tempfile.gettempdir(), "triton-drills-big-gpu-memory.lock"), "w") as lock:
@@ -54,6 +55,10 @@ def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
                     f"{free / 1e9:.0f} GB free"
                 )
             yield
+        except BaseException as e:
+            # a failing case's traceback keeps its frames, and their tensors, alive
+            traceback.clear_frames(e.__traceback__)
+            raise
         finally:
             gc.collect()
             torch.cuda.empty_cache()

@@ -53,7 +53,9 @@ def softmax(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     # short rows: several per program, so each program still moves ~1K elements
     ROWS_PER_PROGRAM = max(1, 1024 // BLOCK_SIZE)
-    num_warps = 4 if ROWS_PER_PROGRAM * BLOCK_SIZE <= 4096 else 8
+    # more elements per program want more threads; past 32K even 8 warps spill registers
+    elements = ROWS_PER_PROGRAM * BLOCK_SIZE
+    num_warps = 4 if elements <= 4096 else 8 if elements < 32768 else 16
     grid = (triton.cdiv(n_rows, ROWS_PER_PROGRAM),)
     softmax_kernel[grid](
         x,

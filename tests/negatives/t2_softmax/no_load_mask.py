@@ -8,6 +8,8 @@ from solutions.t2_softmax import check_inputs
 
 LOSES = ["stays inside its tensors (no stray loads or stores)"]
 SAYS = "outside"
+# the stray values are replaced before use, so only the interpreter sees the reads
+RUNTIMES = ["interpreter"]
 
 
 @triton.jit
