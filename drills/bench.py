@@ -155,8 +155,10 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
         gate = import_problem or _gate(under_test, bench.torch_fn, args, bench.tolerance(shape))
         contenders = [reference, bench.torch_fn] + ([under_test] if gate == "ok" else [])
-        ref_ms, torch_ms, *impl = _interleaved_ms([functools.partial(f, *args) for f in contenders])
-        impl_ms = impl[0] if impl else None
+        ref_ms, torch_ms, *tested_ms = _interleaved_ms(
+            [functools.partial(f, *args) for f in contenders]
+        )
+        impl_ms = tested_ms[0] if tested_ms else None
         ref_rate, torch_rate = per_ms / ref_ms, per_ms / torch_ms
         impl_rate = per_ms / impl_ms if impl_ms else None
         rows.append(
@@ -283,11 +285,33 @@ def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
     return path
 
 
+def rerender(path: Path) -> Path:
+    """Write the HTML report and plots again from a saved JSON report (no GPU needed)."""
+    rows = [Row(**row) for row in json.loads(path.read_text())]
+    first = rows[0]
+    versions = {
+        "gpu": first.gpu,
+        "torch": first.torch_version,
+        "triton": first.triton_version,
+        "python": "(from the saved report)",
+    }
+    return write_reports(rows, first.impl, versions)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("drills", nargs="*", metavar="DRILL")
     parser.add_argument("--impl", default="mine", help="mine (default) or solutions")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        metavar="PATH",
+        help="re-render the HTML report and plots of a saved JSON report",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.from_json:
+        print(f"report: {rerender(args.from_json)}")
+        return 0
     try:
         selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
     except KeyError as e:
