@@ -12,6 +12,7 @@ from drills import catalog
 ROOT = catalog.ROOT
 LESSONS = sorted((ROOT / "content").glob("t*.md"))
 REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
+LINK = re.compile(r"\]\(((?!https?:)[\w./-]+\.\w+)\)")  # relative markdown links and images
 
 
 def python_blocks(path):
@@ -20,7 +21,9 @@ def python_blocks(path):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_lesson_paths_exist(lesson):
-    missing = [p for p in REPO_PATH.findall(lesson.read_text()) if not (ROOT / p).exists()]
+    text = lesson.read_text()
+    missing = [p for p in REPO_PATH.findall(text) if not (ROOT / p).exists()]
+    missing += [p for p in LINK.findall(text) if not (lesson.parent / p).exists()]
     assert not missing, f"{lesson.name} refers to files that do not exist: {missing}"
 
 
