@@ -85,7 +85,10 @@ ROUNDS = 3
 
 def _interleaved_ms(fns: list[Callable]) -> list[float]:
     """The median over ROUNDS rounds of each function's median time, the functions taking
-    turns, so that a slow spell of the machine does not land on one of them only."""
+    turns, so that a slow spell of the machine does not land on one of them only. A first,
+    discarded round warms up: the first shapes a run timed came out slow for Triton kernels."""
+    for fn in fns:
+        _median_ms(fn)
     times = [[] for _ in fns]
     for _ in range(ROUNDS):
         for fn, seen in zip(fns, times, strict=True):
