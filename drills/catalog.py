@@ -33,9 +33,8 @@ class Drill:
 
 DRILLS = [
     Drill("t1", "t1_add", "Vector add", "programs, the grid, offsets and masks"),
-    Drill(
-        "t2", "t2_softmax", "Row-wise softmax", "reductions, the max trick, -inf padding, fusion"
-    ),
+    Drill("t2", "t2_softmax", "Row-wise softmax", "reductions, -inf padding, fusion"),
+    Drill("t3", "t3_matmul", "Tiled matmul", "a 2-D grid of tiles, the K loop, fp32 acc"),
 ]
 
 

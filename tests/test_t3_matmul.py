@@ -1,0 +1,234 @@
+"""Graded checks for t3 · Tiled matmul. Lesson: content/t3_matmul.md
+
+Every case runs the learner's `matmul` on a and b inside canary-filled buffers (NaN after the
+last element, so a load past the end of b or of a's last row shows up as NaN) and an output
+prefilled with a canary, so each check also catches writes outside c, tiles never written and
+a result computed without the kernel. The expected result is a @ b in float64, rounded to fp16.
+"""
+
+import dataclasses
+
+import pytest
+import torch
+
+from drills.bench import Bench, Shape
+from drills.gpu_compile import check_compiles
+from drills.testing import (
+    Case,
+    Guarded,
+    Hints,
+    Tolerance,
+    check,
+    compare,
+    device,
+    kernel_did_the_work,
+    needs_gpu,
+    run_case,
+    watch,
+)
+
+# c is fp16: its rounding (about 5e-4 relative) dominates the fp32 accumulator's error. atol
+# covers results that cancel to near 0; entries of randn products are around sqrt(K).
+TOLERANCE = Tolerance(1e-2, 2e-3)
+
+HINTS = Hints(
+    outside="Store with mask = (rows < M) & (cols < N): the last row and column of tiles run "
+    "past the edges of c.",
+    outside_read="Loads need masks too: rows < M and ks < K for a, ks < K and cols < N for b.",
+    unwritten="Every tile of c needs a program: grid = (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)), "
+    "and each program must store its whole tile.",
+    nan="The padding after a and b holds NaN: a load past the end of K (or of the last row) "
+    "was not masked.",
+    values="Tile (pid_m, pid_n) is rows pid_m * BLOCK_M + arange(BLOCK_M) and columns "
+    "pid_n * BLOCK_N + arange(BLOCK_N); a[i, k] is at i * K + k and b[k, j] at k * N + j.",
+)
+K_MASK_HINTS = dataclasses.replace(
+    HINTS,
+    values="K is not a multiple of BLOCK_K: the last step's ks run past K. Mask them "
+    "(ks < K) in both loads, with other=0.0, so they add nothing.",
+)
+K_LOOP_HINTS = dataclasses.replace(
+    HINTS,
+    values="The K loop must run tl.cdiv(K, BLOCK_K) times: K // BLOCK_K skips the last, "
+    "partial block of K.",
+)
+FP32_HINTS = dataclasses.replace(
+    HINTS,
+    values="Accumulate in float32: acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), "
+    "acc = tl.dot(a, b, acc), and convert to fp16 once, at the store. An fp16 sum of K "
+    "products rounds at every step.",
+)
+STRIDE_HINTS = dataclasses.replace(
+    HINTS,
+    values="Row i of a starts at i * K (a has K columns) and row k of b at k * N (b has N "
+    "columns): square tests cannot tell K, M and N apart, these shapes can.",
+)
+RESET_HINTS = dataclasses.replace(
+    HINTS,
+    values="Set acc to zeros once, before the K loop: zeroing it inside the loop keeps only "
+    "the last block of K.",
+)
+# torch operations that could compute the product behind the kernel's back
+FORBIDDEN = frozenset({"mm", "matmul", "bmm", "addmm", "dot", "einsum", "mul", "sum", "copy_"})
+
+
+def owner(launch, idx) -> str:
+    bm, bn = (launch.args.get(name) for name in ("BLOCK_M", "BLOCK_N")) if launch else (0, 0)
+    if not (isinstance(bm, int) and isinstance(bn, int)):
+        return ""
+    tile = (idx[0] // bm, idx[1] // bn)
+    grid = launch.grid + (1,) * (2 - len(launch.grid))
+    if len(launch.grid) == 2 and (tile[0] >= grid[0] or tile[1] >= grid[1]):
+        return f"tile {tile}, outside the {grid[0]} x {grid[1]} grid"
+    return f"tile (pid_m, pid_n) = {tile}"
+
+
+def make_case(
+    impl,
+    M: int,
+    N: int,
+    K: int,
+    *,
+    seed: int = 0,
+    positive: bool = False,
+    hints: Hints = HINTS,
+    tol: Tolerance = TOLERANCE,
+) -> Case:
+    gen = torch.Generator(device=device()).manual_seed(seed)
+    draw = torch.rand if positive else torch.randn
+    a = draw(M, K, generator=gen, device=device()).half()
+    b = draw(K, N, generator=gen, device=device()).half()
+    return Case(
+        name=f"M={M} N={N} K={K} seed={seed}" + (" rand" if positive else ""),
+        fn=impl.matmul,
+        inputs={"a": Guarded.holding(a), "b": Guarded.holding(b)},
+        out=Guarded((M, N), torch.float16, output=True),
+        expected=(a.double() @ b.double()).half(),
+        tol=tol,
+        hints=hints,
+        forbidden_ops=FORBIDDEN,
+        owner=owner,
+    )
+
+
+def mnk(*triples: tuple[int, int, int], gpu: tuple = ()) -> list:
+    cpu_cases = [pytest.param(t, id="x".join(map(str, t))) for t in triples]
+    gpu_cases = [pytest.param(t, id="x".join(map(str, t)), marks=needs_gpu("large")) for t in gpu]
+    return cpu_cases + gpu_cases
+
+
+@check("multiplies matrices whose sides are multiples of the blocks", points=10)
+@pytest.mark.parametrize("shape", mnk((256, 256, 256), (128, 128, 64), gpu=[(2048,) * 3]))
+def test_multiplies(impl, shape):
+    run_case(make_case(impl, *shape, seed=1))
+
+
+@check("masks the K tail (K not a multiple of BLOCK_K)", points=15)
+@pytest.mark.parametrize("shape", mnk((128, 128, 129), (64, 64, 45), (256, 128, 100)))
+def test_k_tail(impl, shape):
+    run_case(make_case(impl, *shape, seed=2, hints=K_MASK_HINTS))
+
+
+@check("masks the M and N edges (sides not multiples of the tile)", points=15)
+@pytest.mark.parametrize(
+    "shape", mnk((200, 150, 64), (70, 50, 64), (129, 257, 32), gpu=[(1000, 3000, 2000)])
+)
+def test_mn_edges(impl, shape):
+    run_case(make_case(impl, *shape, seed=3))
+
+
+@check("accumulates in fp32 (long K)", points=15)
+@pytest.mark.parametrize("shape", mnk((64, 64, 4096), (32, 128, 2048)))
+def test_fp32_accumulator(impl, shape):
+    # rand (not randn): positive products, so the sums grow large and an fp16 running sum
+    # loses its low bits at every step; with fp32 the result is within 1 fp16 ulp
+    run_case(make_case(impl, *shape, seed=4, positive=True, hints=FP32_HINTS))
+
+
+@check("uses each matrix's own row length (non-square shapes)", points=10)
+@pytest.mark.parametrize("shape", mnk((100, 300, 200), (300, 100, 50), (64, 32, 128)))
+def test_row_strides(impl, shape):
+    run_case(make_case(impl, *shape, seed=5, hints=STRIDE_HINTS))
+
+
+@check("launches a grid that covers c (rounds up)", points=10)
+@pytest.mark.parametrize("shape", mnk((129, 129, 64), (257, 65, 32), (1, 1, 16)))
+def test_grid_covers_c(impl, shape):
+    run_case(make_case(impl, *shape, seed=6))
+
+
+@check("starts the accumulator once per tile, not once per K step", points=10)
+@pytest.mark.parametrize("shape", mnk((128, 128, 256), (64, 192, 512)))
+def test_accumulator_reset(impl, shape):
+    run_case(make_case(impl, *shape, seed=7, hints=RESET_HINTS))
+
+
+@check("runs the K loop over the last, partial block", points=5)
+@pytest.mark.parametrize("shape", mnk((64, 64, 80), (128, 64, 16), (32, 32, 200)))
+def test_k_loop_rounds_up(impl, shape):
+    run_case(make_case(impl, *shape, seed=8, hints=K_LOOP_HINTS))
+
+
+@check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)
+def test_launches_kernel(impl):
+    case = make_case(impl, 96, 80, 64, seed=9)
+    run_case(case)
+    a, b = case.inputs["a"].tensor, case.inputs["b"].tensor
+    watched = watch(impl.matmul, a, b)
+    cheated = kernel_did_the_work(watched.launches, watched.torch_ops, FORBIDDEN, HINTS)
+    result = watched.result
+    if cheated:
+        fail(f"matmul(a, b) without out=: {cheated}")
+    if not isinstance(result, torch.Tensor) or (result.shape, result.dtype) != (
+        (96, 80),
+        torch.float16,
+    ):
+        fail("matmul(a, b) without out= must return a new (96, 80) fp16 tensor.")
+    report = compare(result, case.expected, case.tol)
+    if report:
+        fail(f"matmul(a, b) without out= returned wrong values.\n{report}")
+
+
+def fail(message: str) -> None:
+    pytest.fail(f"case M=96 N=80 K=64: {message}", pytrace=False)
+
+
+@check("compiles for a GPU (sm_90)", points=5)
+def test_compiles_for_gpu(impl):
+    check_compiles(make_case(impl, 200, 150, 100, seed=10))
+
+
+def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
+    m, n, k = shape.params["mnk"]
+    return (
+        torch.randn(m, k, device="cuda", dtype=torch.float16),
+        torch.randn(k, n, device="cuda", dtype=torch.float16),
+    )
+
+
+def _shape(m: int, n: int, k: int) -> Shape:
+    label = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+    return Shape(label, float(m * n * k) ** (1 / 3), {"mnk": (m, n, k)})
+
+
+# Benchmark shapes, separate from the test shapes: those of the H200 baselines.
+BENCH = Bench(
+    entry="matmul",
+    shapes=[
+        _shape(*s)
+        for s in [
+            (1000, 3000, 2000),
+            (4096, 4096, 512),
+            (4096, 4096, 4096),
+            (8192, 1024, 8192),
+            (8192, 8192, 8192),
+        ]
+    ],
+    make_inputs=bench_inputs,
+    torch_fn=torch.matmul,
+    torch_name="cuBLAS (torch.matmul)",
+    unit="TFLOP/s",
+    work=lambda s: 2 * s.params["mnk"][0] * s.params["mnk"][1] * s.params["mnk"][2],
+    tolerance=lambda s: TOLERANCE,
+    size_name="(M N K)^(1/3)",
+)
