@@ -1,6 +1,12 @@
 # The command surface. Each target sets up .venv on first use (drills/bootstrap.py).
 #   make grade [DRILL=t1] [IMPL=mine|solutions] [JSON=path]   grade your kernels
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
+#   make hint [DRILL=t2]                                      the next hint for a drill
+#   make watch [DRILL=t2]                                     re-grade a drill on every save
+#   make reset DRILL=t2                                       back up mine/, restore the stub
+#   make compare DRILL=t2 [YES=1]                             your file beside the reference
+#   make doctor                                               check the environment
+#   make versions                                             references on each triton
 #   make test                                                 the repo's own tests
 
 PYTHON ?= python3
@@ -8,10 +14,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 READY := $(VENV)/.ready
 
-.PHONY: help grade bench test clean
+.PHONY: help grade bench hint watch reset compare doctor versions test clean
 
 help:
-	@sed -n '2,4p' Makefile | sed 's/^#//'
+	@sed -n '2,10p' Makefile | sed 's/^#//'
 
 $(READY): pyproject.toml drills/bootstrap.py
 	$(PYTHON) drills/bootstrap.py
@@ -21,6 +27,21 @@ grade: $(READY)
 
 bench: $(READY)
 	@$(PY) -m drills.bench $(DRILL) --impl $(or $(IMPL),mine)
+
+hint watch: $(READY)
+	@$(PY) -m drills.tools $@ $(DRILL)
+
+reset: $(READY)
+	@$(PY) -m drills.tools reset $(DRILL)
+
+compare: $(READY)
+	@$(PY) -m drills.tools compare $(DRILL) $(if $(YES),--yes)
+
+doctor: $(READY)
+	@$(PY) -m drills.tools doctor
+
+versions: $(READY)
+	@$(PY) -m drills.versions
 
 test: $(READY)
 	$(PY) -m pytest -n auto -q

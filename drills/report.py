@@ -1,6 +1,5 @@
 """What the grader prints, and the JSON it writes."""
 
-import json
 import sys
 from pathlib import Path
 
@@ -142,10 +141,11 @@ def _failure_body(r: DrillResult) -> str:
     return c.message + (f"\n{r.message}" if r.message else "")
 
 
-def write_json(
-    path: Path, results: list[DrillResult], impl: str, runtime_kind: str, versions: dict[str, str]
-) -> None:
-    document = {
+def native_document(
+    results: list[DrillResult], impl: str, runtime_kind: str, versions: dict[str, str]
+) -> dict:
+    """The grader's own JSON (DESIGN.md's schema)."""
+    return {
         "impl": impl,
         "runtime": runtime_kind,
         "versions": versions,
@@ -153,5 +153,14 @@ def write_json(
         "max_score": sum(r.max_score for r in results),
         "drills": [r.to_json() for r in results],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2) + "\n")
+
+
+def write_exports(
+    requests: list[tuple[str, Path]], results: list[DrillResult], native: dict
+) -> None:
+    """Write each (format, path) asked for; see drills/exports.py for the formats."""
+    from drills import exports
+
+    for fmt, path in requests:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(exports.render(fmt, results, native))

@@ -1,0 +1,67 @@
+"""What the tools remember between runs, in .drills/state.json (not tracked by git): the last
+grade of each drill in mine/, and how many hints of each drill have been shown."""
+
+import json
+import time
+from pathlib import Path
+
+from drills import catalog
+
+STATE = catalog.ROOT / ".drills" / "state.json"
+
+
+def load() -> dict:
+    try:
+        return json.loads(STATE.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def save(data: dict) -> None:
+    STATE.parent.mkdir(exist_ok=True)
+    STATE.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _mtime(path: Path) -> float:
+    return path.stat().st_mtime if path.exists() else 0.0
+
+
+def record_grades(results) -> None:
+    """Remember how each drill in mine/ graded, and which version of the file it was."""
+    data = load()
+    grades = data.setdefault("grades", {})
+    for r in results:
+        grades[r.id] = {
+            "status": r.status,
+            "score": r.score,
+            "max_score": r.max_score,
+            "graded_at": time.time(),
+            "source_mtime": _mtime(catalog.find(r.id).source("mine")),
+        }
+    save(data)
+
+
+def last_status(drill: catalog.Drill) -> str | None:
+    """The status of the last grade of mine/, or None if never graded or edited since."""
+    grade = load().get("grades", {}).get(drill.id)
+    if not grade or grade["source_mtime"] != _mtime(drill.source("mine")):
+        return None
+    return grade["status"]
+
+
+def first_unfinished() -> catalog.Drill:
+    """The first drill, in order, not known to pass (the last drill if all pass)."""
+    for drill in catalog.DRILLS:
+        if last_status(drill) != "passed":
+            return drill
+    return catalog.DRILLS[-1]
+
+
+def hints_shown(drill: catalog.Drill) -> int:
+    return load().get("hints", {}).get(drill.id, 0)
+
+
+def set_hints_shown(drill: catalog.Drill, count: int) -> None:
+    data = load()
+    data.setdefault("hints", {})[drill.id] = count
+    save(data)

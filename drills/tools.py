@@ -1,0 +1,258 @@
+"""The learner's tools: `python -m drills.tools hint|watch|reset|compare|doctor [DRILL]`.
+
+Each is also a make target (make hint DRILL=t2, ...). Nothing here ever deletes what a learner
+wrote: reset keeps a timestamped copy first, and says where.
+"""
+
+import argparse
+import datetime
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from drills import catalog, state
+
+BACKUPS = catalog.ROOT / "mine" / ".backup"
+
+
+# ---------------------------------------------------------------------------------------------
+# hint
+# ---------------------------------------------------------------------------------------------
+
+
+def hints_of(drill: catalog.Drill) -> list[str]:
+    """The '### Hint N' sections of the lesson's '## Hints', in order."""
+    text = drill.lesson.read_text()
+    section = text.split("\n## Hints\n", 1)
+    if len(section) < 2:
+        return []
+    body = section[1].split("\n## ", 1)[0]
+    return [h.strip() for h in re.split(r"^### Hint \d+\n", body, flags=re.MULTILINE)[1:]]
+
+
+def hint(drill: catalog.Drill) -> int:
+    hints = hints_of(drill)
+    shown = min(state.hints_shown(drill) + 1, len(hints))
+    state.set_hints_shown(drill, shown)
+    print(f"{drill.id} · {drill.title}: hint {shown} of {len(hints)}\n")
+    for number, text in enumerate(hints[:shown], start=1):
+        print(f"Hint {number}\n{text}\n")
+    if shown < len(hints):
+        print(
+            f"`make hint DRILL={drill.id}` again for the next one, which gets closer to the code."
+        )
+    else:
+        print(f"That was the last hint. The lesson is {drill.lesson.relative_to(catalog.ROOT)}.")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# reset
+# ---------------------------------------------------------------------------------------------
+
+
+def backup(path: Path) -> Path:
+    """Copy a learner's file to mine/.backup/NAME.TIMESTAMP.py; return the copy's path."""
+    BACKUPS.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    copy = BACKUPS / f"{path.stem}.{stamp}.py"
+    shutil.copy2(path, copy)
+    return copy
+
+
+def reset(drill: catalog.Drill) -> int:
+    target = drill.source("mine")
+    if target.exists():
+        copy = backup(target)
+        print(
+            f"Your {target.relative_to(catalog.ROOT)} is saved as {copy.relative_to(catalog.ROOT)}."
+        )
+    shutil.copyfile(drill.stub, target)
+    state.set_hints_shown(drill, 0)
+    print(f"{target.relative_to(catalog.ROOT)} is the untouched stub again.")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# compare
+# ---------------------------------------------------------------------------------------------
+
+
+def compare(drill: catalog.Drill, assume_yes: bool) -> int:
+    mine, reference = drill.source("mine"), drill.source("solutions")
+    if not assume_yes and state.last_status(drill) != "passed":
+        print(
+            f"{drill.id} has not passed yet (as last graded), and the reference solution gives "
+            "the drill away."
+        )
+        if not sys.stdin.isatty():
+            print(f"To see it anyway: make compare DRILL={drill.id} YES=1")
+            return 1
+        if input("Show it anyway? [y/N] ").strip().lower() not in ("y", "yes"):
+            return 1
+    lines = list(
+        difflib.unified_diff(
+            mine.read_text().splitlines(keepends=True) if mine.exists() else [],
+            reference.read_text().splitlines(keepends=True),
+            fromfile=str(mine.relative_to(catalog.ROOT)),
+            tofile=str(reference.relative_to(catalog.ROOT)),
+        )
+    )
+    if not lines:
+        print(f"{mine.relative_to(catalog.ROOT)} is the same as the reference.")
+    sys.stdout.writelines(lines)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# watch
+# ---------------------------------------------------------------------------------------------
+
+
+def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
+    """Re-grade the drill whenever its file changes. Polls, so it works on WSL and network
+    file systems where change notifications do not arrive."""
+    path = drill.source("mine")
+    seen = None
+    try:
+        while True:
+            mtime = path.stat().st_mtime if path.exists() else None
+            if mtime != seen:
+                seen = mtime
+                if sys.stdout.isatty():
+                    print("\033[2J\033[H", end="")
+                print(
+                    f"Checking {drill.id} · {drill.title} ({path.relative_to(catalog.ROOT)}) "
+                    f"at {datetime.datetime.now():%H:%M:%S}...",
+                    flush=True,
+                )
+                subprocess.run(
+                    [sys.executable, "grader.py", drill.id], cwd=catalog.ROOT, check=False
+                )
+                print(
+                    f"\nWatching {path.relative_to(catalog.ROOT)}: save it to check again, "
+                    "Ctrl-C to stop.",
+                    flush=True,
+                )
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        print("\nStopped watching.")
+        return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor
+# ---------------------------------------------------------------------------------------------
+
+
+def _version(name: str) -> tuple[str, tuple[int, ...]]:
+    import importlib.metadata
+
+    try:
+        text = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed", ()
+    numbers = tuple(int(p) for p in re.findall(r"\d+", text.split("+")[0])[:2])
+    return text, numbers
+
+
+def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]]) -> list[str]:
+    """Combinations known to break the drills, each with what to do."""
+    problems = []
+    triton, numpy = versions["triton"][1], versions["numpy"][1]
+    if triton and numpy and triton < (3, 7) and numpy >= (2, 4):
+        problems.append(
+            f"numpy {versions['numpy'][0]} with triton {versions['triton'][0]}: numpy 2.4 "
+            "broke every loop with a runtime bound in triton's CPU interpreter up to 3.6 (fixed "
+            "in 3.7), so t3's K loop fails there. On the CPU: .venv/bin/pip install 'numpy<2.4'. "
+            "Grading on a GPU is not affected."
+        )
+    if triton and triton < (3, 4):
+        problems.append(
+            f"triton {versions['triton'][0]} is older than the drills support (3.4 and newer)."
+        )
+    return problems
+
+
+def doctor() -> int:
+    versions = {name: _version(name) for name in ("torch", "triton", "numpy", "pytest")}
+    print(f"Python   {sys.version.split()[0]} ({sys.executable})")
+    for name, (text, _) in versions.items():
+        print(f"{name:<8} {text}")
+    from drills import runtime
+
+    rt = runtime.current()
+    if rt.is_gpu:
+        print(f"runtime  {rt.description}")
+    else:
+        print(
+            f"runtime  {rt.description}: kernels run as Python on the CPU; benchmarks and "
+            "GPU-only cases need a GPU"
+        )
+    problems = known_problems(versions)
+    for problem in problems:
+        print(f"\nproblem: {problem}")
+    print("\nGrading the reference solutions here, to check the environment itself...")
+    env = dict(os.environ, NO_COLOR="1")
+    done = subprocess.run(
+        [sys.executable, "grader.py", "--impl", "solutions"],
+        cwd=catalog.ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    table = [line for line in done.stdout.splitlines() if re.match(r"t\d ", line)]
+    print("\n".join(table))
+    if done.returncode != 0:
+        print(
+            "\nThe reference solutions do not all pass here, so the problem is the "
+            "environment, not your code. Fix the problems above, or rebuild it with "
+            "`make clean` then `make grade`. The grader's output:\n"
+            + done.stdout[-3000:]
+            + done.stderr[-2000:]
+        )
+        return 1
+    if problems:
+        return 1
+    print("\nThe environment is fine: the reference solutions pass. `make grade` grades yours.")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m drills.tools")
+    parser.add_argument("tool", choices=("hint", "watch", "reset", "compare", "doctor"))
+    parser.add_argument(
+        "drill", nargs="?", help="drill id or name; default: the first unfinished one (hint, watch)"
+    )
+    parser.add_argument("--yes", action="store_true", help="compare: do not ask first")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.tool == "doctor":
+        return doctor()
+    if args.drill is None and args.tool in ("reset", "compare"):
+        print(f"make {args.tool} needs a drill: make {args.tool} DRILL=t1", file=sys.stderr)
+        return 2
+    try:
+        drill = catalog.find(args.drill) if args.drill else state.first_unfinished()
+    except KeyError as e:
+        print(e.args[0], file=sys.stderr)
+        return 2
+    if args.tool == "hint":
+        return hint(drill)
+    if args.tool == "watch":
+        return watch(drill)
+    if args.tool == "reset":
+        return reset(drill)
+    return compare(drill, args.yes)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

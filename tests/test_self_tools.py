@@ -1,0 +1,234 @@
+"""The repo's own tests of the learner's tools and the course exports, each run as a learner
+would, in a copy of the repository (so nothing here touches the real mine/)."""
+
+import base64
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from drills import catalog, exports, grading, runtime, tools
+
+ROOT = catalog.ROOT
+
+
+@pytest.fixture
+def clone(tmp_path) -> Path:
+    """A copy of the repository as a learner would have it, stubs untouched in mine/."""
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    for name in ("drills", "content", "solutions", "tests", "grader.py", "pyproject.toml"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, copy / name)
+    (copy / "mine").mkdir()
+    for drill in catalog.DRILLS:
+        shutil.copy2(drill.stub, copy / "mine" / drill.stub.name)
+    return copy
+
+
+def tool(repo: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "drills.tools", *args],
+        cwd=repo,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_hints_come_one_level_at_a_time_and_are_remembered(clone):
+    first = tool(clone, "hint")  # no drill: the first unfinished one, t1
+    assert first.returncode == 0 and "t1 · Vector add: hint 1 of 3" in first.stdout
+    assert "Hint 2" not in first.stdout
+    second = tool(clone, "hint", "t1")
+    assert "hint 2 of 3" in second.stdout and "Hint 1" in second.stdout
+    assert "Hint 3" not in second.stdout
+    assert "hint 1 of 3" in tool(clone, "hint", "t2").stdout  # each drill keeps its own count
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_every_lesson_has_three_hints(drill):
+    assert len(tools.hints_of(drill)) == 3
+
+
+def test_reset_backs_up_the_learners_file_then_restores_the_stub(clone):
+    mine = clone / "mine" / "t2_softmax.py"
+    mine.write_text("# my work in progress\n")
+    done = tool(clone, "reset", "t2")
+    assert done.returncode == 0
+    assert mine.read_text() == (ROOT / "drills" / "stubs" / "t2_softmax.py").read_text()
+    (backup,) = (clone / "mine" / ".backup").glob("t2_softmax.*.py")
+    assert backup.read_text() == "# my work in progress\n"
+    assert str(backup.relative_to(clone)) in done.stdout
+    tool(clone, "reset", "t2")  # a second reset keeps the first backup too
+    assert len(list((clone / "mine" / ".backup").glob("t2_softmax.*.py"))) == 2
+
+
+def test_reset_needs_a_drill(clone):
+    done = tool(clone, "reset")
+    assert done.returncode == 2 and "make reset DRILL=" in done.stderr
+
+
+def test_compare_asks_before_spoiling_an_unfinished_drill(clone):
+    refused = tool(clone, "compare", "t1")  # stdin is not a terminal: no prompt, no spoiler
+    assert refused.returncode == 1 and "YES=1" in refused.stdout
+    assert "+++ solutions/t1_add.py" not in refused.stdout
+    shown = tool(clone, "compare", "t1", "--yes")
+    assert shown.returncode == 0 and "+++ solutions/t1_add.py" in shown.stdout
+
+
+def test_compare_shows_a_passed_drill_without_asking(clone):
+    mine = clone / "mine" / "t1_add.py"
+    mine.write_text((ROOT / "solutions" / "t1_add.py").read_text() + "# my comment\n")
+    graded = subprocess.run(
+        [sys.executable, "grader.py", "t1"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert graded.returncode == 0, graded.stdout
+    done = tool(clone, "compare", "t1")
+    assert done.returncode == 0 and "+++ solutions/t1_add.py" in done.stdout
+    assert "-# my comment" in done.stdout
+
+
+def test_watch_regrades_on_save_and_stops_cleanly_on_ctrl_c(clone):
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "drills.tools", "watch", "t1"],
+        cwd=clone,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    lines = []
+
+    def wait_for(text: str, count: int) -> None:
+        deadline = time.monotonic() + 120
+        while sum(text in line for line in lines) < count and time.monotonic() < deadline:
+            lines.append(watcher.stdout.readline())
+
+    try:
+        wait_for("Watching mine/t1_add.py", 1)
+        assert any("not started" in line for line in lines)
+        shutil.copy2(ROOT / "solutions" / "t1_add.py", clone / "mine" / "t1_add.py")
+        wait_for("Watching mine/t1_add.py", 2)
+        assert sum("Checking t1" in line for line in lines) == 2
+        assert any("100/100" in line for line in lines)
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        rest, _ = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0 and "Stopped watching." in rest
+
+
+def test_known_bad_combinations_are_named():
+    problems = tools.known_problems(
+        {
+            "triton": ("3.6.0", (3, 6)),
+            "numpy": ("2.4.1", (2, 4)),
+            "torch": ("2.11", (2, 11)),
+            "pytest": ("9", (9,)),
+        }
+    )
+    assert len(problems) == 1 and "numpy<2.4" in problems[0]
+    fine = tools.known_problems(
+        {
+            "triton": ("3.8.0", (3, 8)),
+            "numpy": ("2.4.6", (2, 4)),
+            "torch": ("2.14", (2, 14)),
+            "pytest": ("9", (9,)),
+        }
+    )
+    assert fine == []
+
+
+def test_doctor_reports_versions_and_checks_the_references():
+    done = subprocess.run(
+        [sys.executable, "-m", "drills.tools", "doctor"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    for name in ("Python", "torch", "triton", "numpy", "runtime"):
+        assert name in done.stdout
+    assert all(f"{d.id} " in done.stdout for d in catalog.DRILLS)
+    if done.returncode == 0:
+        assert "The environment is fine" in done.stdout
+    else:  # the only accepted reason: a known-bad combination, said as such
+        assert "problem:" in done.stdout, done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Course exports: the same scores as the native JSON
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graded() -> list[grading.DrillResult]:
+    kind = runtime.current().kind
+    return [
+        grading.grade(catalog.find("t1"), "solutions", kind),
+        grading.grade(catalog.find("t1"), str(catalog.find("t1").stub), kind),
+    ]
+
+
+def test_gradescope_scores_match_the_native_ones(graded):
+    document = exports.gradescope(graded)
+    assert document["score"] == sum(r.score for r in graded) == 100
+    assert sum(t["score"] for t in document["tests"]) == document["score"]
+    assert sum(t["max_score"] for t in document["tests"]) == sum(r.max_score for r in graded)
+    assert {t["status"] for t in document["tests"]} == {"passed", "failed"}
+
+
+def test_exercism_and_junit_and_classroom_agree(graded):
+    ex = exports.exercism(graded)
+    assert ex["version"] == 2 and ex["status"] == "fail"
+    assert sum(t["status"] == "pass" for t in ex["tests"]) == len(graded[0].checks) - sum(
+        not c.scored for c in graded[0].checks
+    )
+    suites = ElementTree.fromstring(exports.junit(graded))
+    assert len(suites) == 2 and not suites[0].findall(".//error")
+    assert len(suites[1].findall(".//error")) == len(suites[1])  # not started: every check
+    runner = json.loads(base64.b64decode(exports.classroom(graded[:1])["t1"]))
+    assert runner["status"] == "pass" and runner["tests"][0]["score"] == 100
+
+
+def test_grader_writes_every_format_asked_for(tmp_path):
+    paths = {fmt: tmp_path / f"{fmt}.out" for fmt in exports.FORMATS}
+    args = [part for fmt, path in paths.items() for part in ("--format", fmt, str(path))]
+    done = subprocess.run(
+        [sys.executable, "grader.py", "t1", "--impl", "solutions", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    native = json.loads(paths["native"].read_text())
+    assert json.loads(paths["gradescope"].read_text())["score"] == native["score"] == 100
+    bad = subprocess.run(
+        [sys.executable, "grader.py", "--format", "csv", "x.csv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert bad.returncode == 2 and "unknown format" in bad.stderr
