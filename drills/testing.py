@@ -525,6 +525,47 @@ def kernel_did_the_work(
     return None
 
 
+def check_allocates(case: Case) -> None:
+    """Call the learner's function without out=: it must launch its kernel and return a new
+    tensor with the expected shape, dtype, device and values, leaving the inputs alone."""
+    call = f"{case.fn.__name__}({', '.join(case.inputs)}) without out="
+    inputs = [g.tensor for g in case.inputs.values()]
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    watched = watch(case.fn, *inputs, **case.kwargs)
+
+    def fail(message: str) -> None:
+        pytest.fail(f"case {case.name}: {call}: {message}", pytrace=False)
+
+    cheated = kernel_did_the_work(
+        watched.launches, watched.torch_ops, case.forbidden_ops, case.hints
+    )
+    if cheated:
+        fail(cheated)
+    result, want = watched.result, case.expected
+    if not isinstance(result, torch.Tensor):
+        fail(f"returned {type(result).__name__}, not a tensor.")
+    if (result.shape, result.dtype, result.device.type) != (
+        want.shape,
+        want.dtype,
+        inputs[0].device.type,
+    ):
+        fail(
+            f"returned {tuple(result.shape)} {result.dtype} on {result.device}; expected a "
+            f"new {tuple(want.shape)} {want.dtype} tensor on {inputs[0].device}."
+        )
+    if any(
+        result.untyped_storage().data_ptr() == g.buffer.untyped_storage().data_ptr()
+        for g in case.inputs.values()
+    ):
+        fail("returned one of its inputs: allocate a new output tensor.")
+    for name, guarded in case.inputs.items():
+        if guarded.changed_since(before[name]):
+            fail(f"changed its input {name}: write into a new tensor instead.")
+    report = compare(result, want, case.tol)
+    if report:
+        fail(f"returned wrong values.\n{report}")
+
+
 def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}

@@ -20,12 +20,10 @@ from drills.testing import (
     Hints,
     Tolerance,
     check,
-    compare,
+    check_allocates,
     device,
-    kernel_did_the_work,
     needs_gpu,
     run_case,
-    watch,
 )
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
@@ -219,25 +217,9 @@ def test_stays_inside(impl, shape):
 
 
 @check("launches its Triton kernel (no torch softmax) and allocates its result", points=5)
-@pytest.mark.parametrize("dtype", [pytest.param(torch.float32, id="fp32")])
-def test_launches_kernel(impl, dtype):
-    case = make_case(impl, 10, 300, dtype, seed=10)
-    run_case(case)
-    x = case.inputs["x"].tensor
-    watched = watch(impl.softmax, x)
-    cheated = kernel_did_the_work(watched.launches, watched.torch_ops, FORBIDDEN, HINTS)
-    result = watched.result
-    if cheated:
-        fail(f"softmax(x) without out=: {cheated}")
-    if not isinstance(result, torch.Tensor) or (result.shape, result.dtype) != (x.shape, x.dtype):
-        fail(f"softmax(x) without out= must return a new {tuple(x.shape)} {x.dtype} tensor.")
-    report = compare(result, case.expected, case.tol)
-    if report:
-        fail(f"softmax(x) without out= returned wrong values.\n{report}")
-
-
-def fail(message: str) -> None:
-    pytest.fail(f"case 10x300: {message}", pytrace=False)
+def test_launches_kernel(impl):
+    run_case(make_case(impl, 10, 300, seed=10))
+    check_allocates(make_case(impl, 10, 300, seed=10))
 
 
 @check("compiles for a GPU (sm_90)", points=5)

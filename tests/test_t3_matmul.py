@@ -19,12 +19,10 @@ from drills.testing import (
     Hints,
     Tolerance,
     check,
-    compare,
+    check_allocates,
     device,
-    kernel_did_the_work,
     needs_gpu,
     run_case,
-    watch,
 )
 
 # c is fp16: its rounding (about 5e-4 relative) dominates the fp32 accumulator's error. atol
@@ -171,26 +169,8 @@ def test_k_loop_rounds_up(impl, shape):
 
 @check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)
 def test_launches_kernel(impl):
-    case = make_case(impl, 96, 80, 64, seed=9)
-    run_case(case)
-    a, b = case.inputs["a"].tensor, case.inputs["b"].tensor
-    watched = watch(impl.matmul, a, b)
-    cheated = kernel_did_the_work(watched.launches, watched.torch_ops, FORBIDDEN, HINTS)
-    result = watched.result
-    if cheated:
-        fail(f"matmul(a, b) without out=: {cheated}")
-    if not isinstance(result, torch.Tensor) or (result.shape, result.dtype) != (
-        (96, 80),
-        torch.float16,
-    ):
-        fail("matmul(a, b) without out= must return a new (96, 80) fp16 tensor.")
-    report = compare(result, case.expected, case.tol)
-    if report:
-        fail(f"matmul(a, b) without out= returned wrong values.\n{report}")
-
-
-def fail(message: str) -> None:
-    pytest.fail(f"case M=96 N=80 K=64: {message}", pytrace=False)
+    run_case(make_case(impl, 96, 80, 64, seed=9))
+    check_allocates(make_case(impl, 96, 80, 64, seed=9))
 
 
 @check("compiles for a GPU (sm_90)", points=5)
