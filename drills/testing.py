@@ -142,10 +142,14 @@ class Guarded:
         self._inside = inside
 
     @classmethod
-    def holding(cls, values: torch.Tensor, **kwargs) -> "Guarded":
-        """An input: a guarded copy of `values`, whose padding reads as NaN."""
-        g = cls(tuple(values.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
-        g.tensor.copy_(values)
+    def holding(cls, values: torch.Tensor, transposed: bool = False, **kwargs) -> "Guarded":
+        """An input: a guarded copy of `values`, whose padding reads as NaN. `transposed` stores
+        it column by column, so that `tensor` is a transposed view (like `w.t()`)."""
+        stored = values.t() if transposed else values
+        g = cls(tuple(stored.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
+        g.tensor.copy_(stored)
+        if transposed:
+            g.tensor = g.tensor.t()
         return g
 
     def snapshot(self) -> torch.Tensor:

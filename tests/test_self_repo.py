@@ -59,3 +59,16 @@ def test_stub_mirrors_solution(drill):
     assert public.findall(stub) == public.findall(solution)
     assert f"TODO({drill.id}.1)" in stub
     assert "raise NotStarted" in stub
+
+
+def test_t4_lesson_pictures_match_the_reference_helper():
+    """The lesson's pid pictures are what the reference's grouped_tile computes."""
+    from drills.pytest_plugin import load
+
+    suite = load(ROOT / "tests" / "test_t4_matmul.py")
+    solution = load(ROOT / "solutions" / "t4_matmul.py")
+    lesson = (ROOT / "content" / "t4_matmul.md").read_text()
+    for num_pid_m, num_pid_n, group in [(4, 4, 1), (4, 4, 2), (5, 4, 2)]:
+        tiles = suite.tiles_of(solution, num_pid_m, num_pid_n, group)
+        picture = suite.pid_grid(tiles, num_pid_m, num_pid_n)
+        assert f"```\n{picture}\n```" in lesson, f"{num_pid_m}x{num_pid_n}, G={group}:\n{picture}"

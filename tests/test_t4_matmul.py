@@ -1,0 +1,313 @@
+"""Graded checks for t4 · Grouped, strided, autotuned matmul. Lesson: content/t4_matmul.md
+
+Matmul cases run the learner's `matmul` on operands and an output inside canary-filled buffers,
+some transposed or with gaps between their rows, against a @ b in float64 rounded to fp16. The
+pid-to-tile helper `grouped_tile` is also probed on its own with a small kernel, for grids of
+tiles that the matmul cases would need far too much time to reach on the interpreter. On a GPU,
+every config in the learner's autotune list is forced in turn.
+"""
+
+import dataclasses
+import inspect
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from drills import NotStarted, runtime
+from drills.bench import Bench, Shape
+from drills.gpu_compile import check_compiles
+from drills.testing import (
+    Case,
+    Guarded,
+    Hints,
+    Tolerance,
+    check,
+    check_allocates,
+    device,
+    needs_gpu,
+    run_case,
+)
+
+TOLERANCE = Tolerance(1e-2, 2e-3)  # as in t3: fp16 output rounding dominates
+
+HINTS = Hints(
+    outside="Store with mask = (offs_am < M) & (offs_bn < N), through c's own strides.",
+    outside_read="Loads need masks: rows < M and k < K for a, k < K and columns < N for b.",
+    unwritten="Tiles were left without a program: the grid must be a function of the config "
+    "autotune chose, lambda META: (cdiv(M, META['BLOCK_SIZE_M']) * cdiv(N, "
+    "META['BLOCK_SIZE_N']),), and grouped_tile must reach every tile.",
+    nan="The padding around a and b holds NaN: a load past the end of K was not masked.",
+    values="Address every operand through its strides: a[i, k] is at i * stride_am + k * "
+    "stride_ak, b[k, j] at k * stride_bk + j * stride_bn, c[i, j] at i * stride_cm + j * "
+    "stride_cn.",
+)
+FP32_HINTS = dataclasses.replace(
+    HINTS,
+    values="Accumulate in float32 (tl.zeros(..., dtype=tl.float32), acc = tl.dot(a, b, acc)) "
+    "and convert to fp16 once, in the epilogue.",
+)
+K_HINTS = dataclasses.replace(
+    HINTS,
+    values="K is not a multiple of BLOCK_SIZE_K: mask the last step's k (k < K - k_step * "
+    "BLOCK_SIZE_K) in both loads, with other=0.0.",
+)
+# torch operations that could compute the product behind the kernel's back (.contiguous() is
+# allowed: slower, as the lesson shows, but not wrong)
+FORBIDDEN = frozenset({"mm", "matmul", "bmm", "addmm", "dot", "einsum", "mul", "sum", "copy_"})
+
+
+def owner(launch, idx) -> str:
+    bm, bn = (launch.args.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N")) if launch else (0, 0)
+    if not (isinstance(bm, int) and isinstance(bn, int)):
+        return ""
+    return f"tile (pid_m, pid_n) = ({idx[0] // bm}, {idx[1] // bn}), BLOCK {bm} x {bn}"
+
+
+def make_case(
+    impl, M, N, K, *, seed=0, positive=False, a_t=False, b_t=False, gaps=(0, 0, 0), hints=HINTS
+) -> Case:
+    """a [M, K] @ b [K, N]; a_t / b_t store an operand transposed (b = w.t()); gaps put
+    canaries between the rows of a, b and c, giving each a row stride of its own."""
+    gen = torch.Generator(device=device()).manual_seed(seed)
+    draw = torch.rand if positive else torch.randn
+    a = draw(M, K, generator=gen, device=device()).half()
+    b = draw(K, N, generator=gen, device=device()).half()
+    layout = [name for name, on in (("a = u.t()", a_t), ("b = w.t()", b_t)) if on]
+    layout += [f"row gaps {gaps}"] if any(gaps) else []
+    return Case(
+        name=f"M={M} N={N} K={K} seed={seed}" + "".join(f", {x}" for x in layout),
+        fn=impl.matmul,
+        inputs={
+            "a": Guarded.holding(a, transposed=a_t, row_gap=gaps[0]),
+            "b": Guarded.holding(b, transposed=b_t, row_gap=gaps[1]),
+        },
+        out=Guarded((M, N), torch.float16, output=True, row_gap=gaps[2]),
+        expected=(a.double() @ b.double()).half(),
+        tol=TOLERANCE,
+        hints=hints,
+        forbidden_ops=FORBIDDEN,
+        owner=owner,
+    )
+
+
+def mnk(*triples, gpu=()) -> list:
+    return [pytest.param(t, id="x".join(map(str, t))) for t in triples] + [
+        pytest.param(t, id="x".join(map(str, t)), marks=needs_gpu("large")) for t in gpu
+    ]
+
+
+def autotuned(impl):
+    kernel = impl.matmul_kernel
+    if not hasattr(kernel, "configs"):
+        pytest.fail(
+            "matmul_kernel is not autotuned: decorate it with @triton.autotune(configs="
+            "CONFIGS, key=['M', 'N', 'K']).",
+            pytrace=False,
+        )
+    return kernel
+
+
+@check("multiplies matrices", points=10)
+@pytest.mark.parametrize("shape", mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3]))
+def test_multiplies(impl, shape):
+    run_case(make_case(impl, *shape, seed=1))
+
+
+@check("computes its grid from the config autotune chose (every config)", points=15)
+@pytest.mark.parametrize("shape", mnk((100, 70, 48), (256, 256, 64)))
+def test_grid_follows_config(impl, shape):
+    kernel = autotuned(impl)
+    if not runtime.current().is_gpu:
+        run_case(make_case(impl, *shape, seed=2))
+        return
+    configs = kernel.configs
+    try:
+        for config in configs:
+            kernel.configs = [config]
+            kernel.cache.clear()
+            run_case(
+                dataclasses.replace(
+                    make_case(impl, *shape, seed=2),
+                    name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {config}",
+                )
+            )
+    finally:
+        kernel.configs = configs
+        kernel.cache.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# grouped_tile, probed on its own
+# ---------------------------------------------------------------------------------------------
+
+grouped_tile = None  # the learner's helper, set before the probe kernel first runs
+
+
+@triton.jit
+def probe_kernel(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tl.store(pid_m_ptr + pid, pid_m)
+    tl.store(pid_n_ptr + pid, pid_n)
+
+
+def tiles_of(impl, num_pid_m: int, num_pid_n: int, group: int) -> list[tuple[int, int]]:
+    """(pid_m, pid_n) of every pid, as the learner's grouped_tile computes them."""
+    # a jit function cannot raise NotStarted: while matmul still does, the drill is not started
+    if "raise NotStarted" in inspect.getsource(impl.matmul):
+        raise NotStarted("t4_matmul")
+    global grouped_tile
+    grouped_tile = impl.grouped_tile
+    total = num_pid_m * num_pid_n
+    pid_m = torch.full((total,), -1, dtype=torch.int32, device=device())
+    pid_n = torch.full((total,), -1, dtype=torch.int32, device=device())
+    probe_kernel[(total,)](pid_m, pid_n, num_pid_m, num_pid_n, GROUP_SIZE_M=group)
+    return list(zip(pid_m.tolist(), pid_n.tolist(), strict=True))
+
+
+def pid_grid(tiles: list[tuple[int, int]], num_pid_m: int, num_pid_n: int) -> str:
+    """Which pid owns each tile, one line per row of tiles: the lesson's pictures."""
+    owner = {tile: pid for pid, tile in enumerate(tiles)}
+    width = len(str(len(tiles) - 1))
+    return "\n".join(
+        " ".join(f"{owner[(m, n)]:>{width}}" for n in range(num_pid_n)) for m in range(num_pid_m)
+    )
+
+
+def grouping_problem(tiles, num_pid_m: int, num_pid_n: int, group: int) -> str | None:
+    """Why this pid -> tile mapping is not a grouped visit of every tile, or None."""
+    grid = f"{num_pid_m} x {num_pid_n} tiles, GROUP_SIZE_M = {group}"
+    for pid, (m, n) in enumerate(tiles):
+        if not (0 <= m < num_pid_m and 0 <= n < num_pid_n):
+            return f"{grid}: pid {pid} maps to tile ({m}, {n}), outside the grid of tiles."
+    missing = sorted({(m, n) for m in range(num_pid_m) for n in range(num_pid_n)} - set(tiles))
+    if missing:
+        return (
+            f"{grid}: {len(missing)} tiles have no program (first: {missing[0]}), so "
+            "some pids share a tile."
+        )
+    for pid, (m, n) in enumerate(tiles):
+        first = pid // (group * num_pid_n) * group
+        rows = min(num_pid_m - first, group)
+        if not first <= m < first + rows or n != pid % (group * num_pid_n) // rows:
+            return (
+                f"{grid}: pid {pid} maps to tile ({m}, {n}); in grouped order it belongs "
+                f"to rows {first}..{first + rows - 1}, column "
+                f"{pid % (group * num_pid_n) // rows}."
+            )
+    return None
+
+
+@check("visits every tile once, in grouped order", points=10)
+@pytest.mark.parametrize(
+    "grid",
+    [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)],
+    ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}",
+)
+def test_grouped_order(impl, grid):
+    problem = grouping_problem(tiles_of(impl, *grid), *grid)
+    if problem:
+        pytest.fail(f"grouped_tile: {problem}", pytrace=False)
+
+
+@check("clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)", points=10)
+@pytest.mark.parametrize(
+    "grid", [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)], ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}"
+)
+def test_last_group(impl, grid):
+    problem = grouping_problem(tiles_of(impl, *grid), *grid)
+    if problem:
+        pytest.fail(
+            f"grouped_tile: {problem} The last group has only num_pid_m - first_pid_m "
+            "rows: use min(num_pid_m - first_pid_m, GROUP_SIZE_M) for it, not "
+            "GROUP_SIZE_M.",
+            pytrace=False,
+        )
+
+
+@check("follows the strides of a, b and c (w.t(), slices)", points=15)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        pytest.param({"b_t": True}, id="b=w.t()"),
+        pytest.param({"a_t": True}, id="a=u.t()"),
+        pytest.param({"gaps": (40, 24, 8)}, id="sliced-rows"),
+        pytest.param({"a_t": True, "b_t": True, "gaps": (0, 0, 16)}, id="both-t-strided-c"),
+    ],
+)
+def test_strides(impl, layout):
+    run_case(make_case(impl, 96, 80, 72, seed=3, **layout))
+
+
+@check("masks the K tail", points=10)
+@pytest.mark.parametrize("shape", mnk((64, 48, 45), (96, 32, 100)))
+def test_k_tail(impl, shape):
+    run_case(make_case(impl, *shape, seed=4, hints=K_HINTS))
+
+
+@check("masks the M and N edges", points=10)
+@pytest.mark.parametrize("shape", mnk((100, 70, 48), (33, 17, 64), gpu=[(1000, 3000, 2000)]))
+def test_mn_edges(impl, shape):
+    run_case(make_case(impl, *shape, seed=5))
+
+
+@check("accumulates in fp32 (long K)", points=10)
+@pytest.mark.parametrize("shape", mnk((64, 32, 2048)))
+def test_fp32_accumulator(impl, shape):
+    run_case(make_case(impl, *shape, seed=6, positive=True, hints=FP32_HINTS))
+
+
+@check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)
+def test_launches_kernel(impl):
+    run_case(make_case(impl, 64, 48, 32, seed=7, b_t=True))
+    check_allocates(make_case(impl, 64, 48, 32, seed=7, b_t=True))
+
+
+@check("compiles for a GPU (sm_90)", points=5)
+def test_compiles_for_gpu(impl):
+    check_compiles(make_case(impl, 100, 70, 48, seed=8))
+
+
+def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
+    m, n, k = shape.params["mnk"]
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    if shape.params.get("b_t"):
+        return a, torch.randn(n, k, device="cuda", dtype=torch.float16).t()
+    return a, torch.randn(k, n, device="cuda", dtype=torch.float16)
+
+
+def _shape(m: int, n: int, k: int, b_t: bool = False) -> Shape:
+    label = (f"{m}^3" if m == n == k else f"{m}x{n}x{k}") + (", b = w.t()" if b_t else "")
+    return Shape(
+        label,
+        float(m * n * k) ** (1 / 3),
+        {"mnk": (m, n, k), "b_t": b_t},
+        series="b = w.t()" if b_t else "row-major",
+    )
+
+
+# Benchmark shapes, separate from the test shapes: those of the H200 baselines.
+BENCH = Bench(
+    entry="matmul",
+    shapes=[
+        _shape(*s)
+        for s in [
+            (16, 4096, 4096),
+            (1000, 3000, 2000),
+            (4096, 4096, 512),
+            (4096, 4096, 4096),
+            (8192, 1024, 8192),
+            (8192, 8192, 8192),
+        ]
+    ]
+    + [_shape(4096, 4096, 4096, b_t=True)],
+    make_inputs=bench_inputs,
+    torch_fn=torch.matmul,
+    torch_name="cuBLAS (torch.matmul)",
+    unit="TFLOP/s",
+    work=lambda s: 2 * s.params["mnk"][0] * s.params["mnk"][1] * s.params["mnk"][2],
+    tolerance=lambda s: TOLERANCE,
+    size_name="(M N K)^(1/3)",
+)
