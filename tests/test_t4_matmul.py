@@ -181,7 +181,14 @@ def grouping_problem(tiles, num_pid_m: int, num_pid_n: int, group: int) -> str |
     grid = f"{num_pid_m} x {num_pid_n} tiles, GROUP_SIZE_M = {group}"
     for pid, (m, n) in enumerate(tiles):
         if not (0 <= m < num_pid_m and 0 <= n < num_pid_n):
-            return f"{grid}: pid {pid} maps to tile ({m}, {n}), outside the grid of tiles."
+            clip = (
+                " A group can have fewer rows than GROUP_SIZE_M (the last one, or all of "
+                "them when the grid is short): its height is min(num_pid_m - first_pid_m, "
+                "GROUP_SIZE_M)."
+                if m >= num_pid_m
+                else ""
+            )
+            return f"{grid}: pid {pid} maps to tile ({m}, {n}), outside the grid of tiles.{clip}"
     missing = sorted({(m, n) for m in range(num_pid_m) for n in range(num_pid_n)} - set(tiles))
     if missing:
         return (
