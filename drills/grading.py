@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from drills import catalog
-from drills.pytest_plugin import RESTART_EXIT
+from drills.pytest_plugin import RESTART_EXIT, source_file
 
 # Seconds. A correct drill grades in a few seconds on the interpreter; a GPU may compile (and
 # autotune) for a while before the first case returns.
@@ -282,7 +282,7 @@ def _drill_status(checks: list[CheckResult], run: _Run) -> str:
 def grade(
     drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit: float | None = None
 ) -> DrillResult:
-    source = drill.source(impl) if not impl.endswith(".py") else Path(impl)
+    source = source_file(impl, drill.slug)
     started = time.monotonic()
     run = run_suite(drill, impl, runtime_kind, drill_limit)
     checks = _check_results(run)
@@ -324,7 +324,7 @@ def grade_or_report(
             0.0,
             [],
             f"the grader failed on this drill: {type(e).__name__}: {e}",
-            _relative(drill.source(impl)),
+            _relative(source_file(impl, drill.slug)),
         )
 
 

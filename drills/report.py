@@ -95,7 +95,7 @@ def next_step(r: DrillResult | None, impl: str) -> str:
         )
     if r.status == "error":
         return f"Next: make {r.source} importable (the error is above), then run `{again}`."
-    failing = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
+    failing = first_failing_check(r)
     return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then run `{again}`.'
 
 
@@ -120,25 +120,25 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
                 out.print(c.message, markup=False)
     if focus is not None:
         out.print()
-        out.print(Text(_failure_title(focus), "bold " + STYLE[focus.status]))
-        out.print(_failure_body(focus), markup=False)
+        title, body = _failure(focus)
+        out.print(Text(title, "bold " + STYLE[focus.status]))
+        out.print(body, markup=False)
     out.print()
     out.print(Text(next_step(focus, impl), "bold"))
 
 
-def _failure_title(r: DrillResult) -> str:
+def first_failing_check(r: DrillResult) -> CheckResult:
+    return next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
+
+
+def _failure(r: DrillResult) -> tuple[str, str]:
+    """The title and the full text of what to show about an unfinished drill."""
     if r.status in ("not_started", "error") or (r.message and not r.checks):
-        return f"{r.id} · {r.status.replace('_', ' ')}"
-    c = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
+        return f"{r.id} · {r.status.replace('_', ' ')}", r.message
+    c = first_failing_check(r)
     case = f" [case {c.case}]" if c.case else ""
-    return f"First failure: {r.id} · {c.name}{case}"
-
-
-def _failure_body(r: DrillResult) -> str:
-    if r.status in ("not_started", "error") or (r.message and not r.checks):
-        return r.message
-    c = next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
-    return c.message + (f"\n{r.message}" if r.message else "")
+    body = c.message + (f"\n{r.message}" if r.message else "")
+    return f"First failure: {r.id} · {c.name}{case}", body
 
 
 def native_document(
