@@ -4,9 +4,12 @@ You will learn: a 1-D grid visited in grouped order (GROUP_SIZE_M) so that progr
 the same time share rows of A and columns of B in the L2 cache; pointer blocks built from
 strides, so transposed and sliced operands need no copy; the main loop with pointer increments
 and the K remainder; autotuning over configs (and why the grid must be a function of the
-chosen one); num_stages; the epilogue.
+chosen one); num_stages; telling the compiler what the host knows about alignment; the
+epilogue, and fusing bias + GELU into it.
 Contract: a [M, K] and b [K, N] are fp16 with any strides (b may be w.t(), either may be a
 slice), on the same device; returns c = a @ b, [M, N] fp16, accumulated in fp32.
+matmul_bias_gelu(a, b, bias) returns gelu(a @ b + bias) for a bias of N fp16 values (the
+lesson's optional exercise).
 Lesson: content/t4_matmul.md
 """
 
@@ -16,7 +19,9 @@ import torch
 import triton
 import triton.language as tl
 
-# Autotuning times every config on a GPU. The interpreter has nothing to time, so it gets one
+# Autotuning times every config on a GPU: Triton tutorial 03's list, plus 128 x 256 and
+# 256 x 128 with 4 stages and 256 x 128 with 3, which won at 4096^3, 8192^3 and b = w.t() on an
+# H200 (content/experiments/t4_square.py). The interpreter has nothing to time, so it gets one
 # small config, whose blocks (32 x 16) no hard-coded grid is likely to match.
 GPU_CONFIGS = [
     triton.Config(
@@ -26,6 +31,9 @@ GPU_CONFIGS = [
     )
     for bm, bn, bk, stages, warps in [
         (128, 256, 64, 3, 8),
+        (128, 256, 64, 4, 8),
+        (256, 128, 64, 3, 8),
+        (256, 128, 64, 4, 8),
         (64, 256, 32, 4, 4),
         (128, 128, 32, 4, 4),
         (128, 64, 32, 4, 4),
@@ -57,12 +65,38 @@ def grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
     return pid_m, pid_n
 
 
-@triton.autotune(configs=CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def known_multiple(x, ALIGN: tl.constexpr):
+    """x itself, when ALIGN divides it (the host checked), written so that the compiler sees
+    it is a multiple of ALIGN: on its own it only learns whether an integer argument is a
+    multiple of 16."""
+    return x // ALIGN * ALIGN
+
+
+def row_alignment(args: dict) -> int:
+    """8 when N, K and the row strides of a, b and c are multiples of 8: every row then starts
+    on a 16-byte boundary and the N and K edges fall between 8-element chunks, so loads and
+    stores can move 8 fp16 at a time. Else 1."""
+    names = ("N", "K", "stride_am", "stride_bk", "stride_cm")
+    return 8 if all(args[name] % 8 == 0 for name in names) else 1
+
+
+@triton.jit
+def gelu(x):
+    """GELU as torch computes it by default: x * Phi(x), with the exact normal CDF."""
+    return 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+
+
+# the key: the shape, and the layout (stride_ak or stride_bk is 1 for a row-major operand, not
+# for a transposed one), which changes the best config
+@triton.autotune(configs=CONFIGS, key=["M", "N", "K", "stride_ak", "stride_bk"])
+@triton.heuristics({"ALIGN": row_alignment})
 @triton.jit
 def matmul_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
+    bias_ptr,
     M,
     N,
     K,
@@ -76,7 +110,15 @@ def matmul_kernel(
     BLOCK_SIZE_N: tl.constexpr,
     BLOCK_SIZE_K: tl.constexpr,
     GROUP_SIZE_M: tl.constexpr,
+    ALIGN: tl.constexpr,
 ):
+    # 1000 x 3000 x 2000 runs 2x faster once the compiler knows that 3000 is a multiple of 8
+    N = known_multiple(N, ALIGN)
+    K = known_multiple(K, ALIGN)
+    stride_am = known_multiple(stride_am, ALIGN)
+    stride_bk = known_multiple(stride_bk, ALIGN)
+    stride_cm = known_multiple(stride_cm, ALIGN)
+
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -101,7 +143,11 @@ def matmul_kernel(
         a_ptrs += BLOCK_SIZE_K * stride_ak
         b_ptrs += BLOCK_SIZE_K * stride_bk
 
-    # epilogue: convert once, store through c's own strides
+    # epilogue: the tile is in registers, so fused work costs no memory traffic
+    if bias_ptr is not None:
+        bias = tl.load(bias_ptr + offs_bn, mask=offs_bn < N, other=0.0)
+        acc = gelu(acc + bias.to(tl.float32)[None, :])
+    # convert once, store through c's own strides
     c = acc.to(tl.float16)
     c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn
     tl.store(c_ptrs, c, mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
@@ -109,6 +155,25 @@ def matmul_kernel(
 
 def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     check_inputs(a, b, out)
+    return launch(a, b, out, bias=None)
+
+
+def matmul_bias_gelu(
+    a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor, out: torch.Tensor | None = None
+) -> torch.Tensor:
+    """gelu(a @ b + bias), bias added to every row, all in matmul_kernel's epilogue."""
+    check_inputs(a, b, out)
+    if not isinstance(bias, torch.Tensor):
+        raise TypeError(f"bias must be a torch.Tensor, got {type(bias).__name__}")
+    if bias.shape != (b.shape[1],) or bias.dtype != torch.float16 or bias.device != a.device:
+        raise ValueError(
+            f"bias must be {b.shape[1]} fp16 values (one per column of c) on {a.device}, got "
+            f"{tuple(bias.shape)} {bias.dtype} on {bias.device}"
+        )
+    return launch(a, b, out, bias=bias.contiguous())
+
+
+def launch(a, b, out, bias):
     M, K = a.shape
     N = b.shape[1]
     if out is None:
@@ -121,6 +186,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) ->
         a,
         b,
         out,
+        bias,
         M,
         N,
         K,

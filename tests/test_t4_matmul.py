@@ -277,6 +277,48 @@ def test_compiles_for_gpu(impl):
     check_compiles(make_case(impl, 100, 70, 48, seed=8))
 
 
+# ---------------------------------------------------------------------------------------------
+# the optional exercise (lesson §7): reported, never counted
+# ---------------------------------------------------------------------------------------------
+
+GELU_HINTS = dataclasses.replace(
+    HINTS,
+    values="In the epilogue, add bias[offs_bn] (one value per column of c) to acc, then apply "
+    "GELU, 0.5 * x * (1 + erf(x / sqrt(2))), both in fp32, and only then convert to fp16.",
+)
+# torch arithmetic on c would mean the epilogue ran outside the kernel, in extra passes over c
+EPILOGUE_FORBIDDEN = FORBIDDEN | {"add", "add_", "mul_", "gelu", "erf", "tanh", "div"}
+
+
+def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
+    case = make_case(impl, M, N, K, seed=seed, b_t=b_t, hints=GELU_HINTS)
+    gen = torch.Generator(device=device()).manual_seed(seed + 1)
+    bias = torch.randn(N, generator=gen, device=device()).half()
+    a, b = (g.tensor.double() for g in case.inputs.values())
+    expected = torch.nn.functional.gelu(a @ b + bias.double())
+    return dataclasses.replace(
+        case,
+        fn=impl.matmul_bias_gelu,
+        inputs=case.inputs | {"bias": Guarded.holding(bias)},
+        expected=expected.half(),
+        forbidden_ops=EPILOGUE_FORBIDDEN,
+    )
+
+
+@check("fuses bias + GELU into the epilogue (optional, not counted)", points=0)
+@pytest.mark.parametrize(
+    "shape", [(100, 70, 48, False), (64, 48, 40, True)], ids=["100x70x48", "64x48x40-w.t()"]
+)
+def test_bias_gelu_epilogue(impl, shape):
+    if not hasattr(impl, "matmul_bias_gelu"):
+        pytest.skip(
+            "the optional exercise of content/t4_matmul.md §7: define matmul_bias_gelu(a, b, "
+            "bias) in your file to have it checked"
+        )
+    *mnk_, b_t = shape
+    run_case(bias_gelu_case(impl, *mnk_, seed=11, b_t=b_t))
+
+
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
     m, n, k = shape.params["mnk"]
     a = torch.randn(m, k, device="cuda", dtype=torch.float16)

@@ -119,3 +119,7 @@ def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> 
                 f"out must be a {shape} fp16 tensor on {a.device}, got {tuple(out.shape)} "
                 f"{out.dtype} on {out.device}"
             )
+
+
+# Optional, not counted (content/t4_matmul.md §7): matmul_bias_gelu(a, b, bias, out=None), with
+# bias + GELU applied in your kernel's epilogue. The grader checks it once you define it.

@@ -19,6 +19,7 @@ def matmul(a, b, out=None):
         a,
         b,
         out,
+        None,  # no bias
         M,
         N,
         K,

@@ -17,5 +17,5 @@ def matmul(a, b, out=None):
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
     )
-    matmul_kernel[grid](a, b, out, M, N, K, K, 1, N, 1, N, 1)
+    matmul_kernel[grid](a, b, out, None, M, N, K, K, 1, N, 1, N, 1)
     return out
