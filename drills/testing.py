@@ -11,6 +11,7 @@
 
 import contextlib
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -435,8 +436,20 @@ _KNOWN_ERRORS = {
 }
 
 
+# On a GPU, tl.dot(a, b, acc) asserts, without a message, that acc has the dot's output type
+# (float32 unless out_dtype says otherwise); the compile error then points at the tl.dot line.
+_DOT_ACC_TYPE = re.compile(r"tl\.dot\([^\n]*\n\s*\^[\s\S]*AssertionError\(\)")
+_DOT_ACC_MEANING = (
+    "tl.dot(a, b, acc) needs acc in its output type, float32 by default: an fp16 accumulator "
+    "is refused on a GPU. Start it as tl.zeros(..., dtype=tl.float32) and convert once after "
+    "the loop."
+)
+
+
 def explain(message: str) -> str:
     """What an error message usually means for a learner, or "" if it is not a known one."""
+    if _DOT_ACC_TYPE.search(message):
+        return _DOT_ACC_MEANING
     for keys, meaning in _KNOWN_ERRORS.items():
         if any(key in message for key in keys):
             return meaning
