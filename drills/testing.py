@@ -436,9 +436,10 @@ _KNOWN_ERRORS = {
 }
 
 
-# On a GPU, tl.dot(a, b, acc) asserts, without a message, that acc has the dot's output type
-# (float32 unless out_dtype says otherwise); the compile error then points at the tl.dot line.
-_DOT_ACC_TYPE = re.compile(r"tl\.dot\([^\n]*\n\s*\^[\s\S]*AssertionError\(\)")
+# On a GPU (triton <= 3.7), tl.dot(a, b, acc) asserts, without a message, that acc has the
+# dot's output type (float32 unless out_dtype says otherwise): the compile error is only the
+# source, ending with a caret under the tl.dot.
+_DOT_ACC_TYPE = re.compile(r"tl\.dot\([^\n]*\n *\^\s*(?:AssertionError\(\)\s*)?$")
 _DOT_ACC_MEANING = (
     "tl.dot(a, b, acc) needs acc in its output type, float32 by default: an fp16 accumulator "
     "is refused on a GPU. Start it as tl.zeros(..., dtype=tl.float32) and convert once after "

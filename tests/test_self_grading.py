@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from drills import catalog, grading, runtime
+from drills.testing import explain
 
 ROOT = catalog.ROOT
 NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
@@ -214,3 +215,16 @@ def test_grader_exits_2_on_bad_usage(args):
     done = grader(*args)
     assert done.returncode == 2
     assert done.stderr.startswith("grader.py: ")
+
+
+def test_fp16_accumulator_compile_error_is_explained():
+    """Triton 3.6's whole compile error for tl.dot(a, b, acc) with an fp16 acc, compiled for
+    sm_90 (the H200 raised the same for the fp16_accumulator negatives): the assertion behind
+    it has no message, so the learner gets the cause from us."""
+    message = (
+        "at 5:10:\ndef k(a_ptr, c_ptr):\n    offs = tl.arange(0, 32)\n"
+        "    a = tl.load(a_ptr + offs[:, None] * 32 + offs[None, :])\n"
+        "    acc = tl.zeros((32, 32), dtype=tl.float16)\n    acc = tl.dot(a, a, acc)\n          ^"
+    )
+    assert "float32" in explain(message)
+    assert explain(message.replace("tl.dot(a, a, acc)", "tl.load(a_ptr)")) == ""
