@@ -112,7 +112,8 @@ def matmul_kernel(
     GROUP_SIZE_M: tl.constexpr,
     ALIGN: tl.constexpr,
 ):
-    # 1000 x 3000 x 2000 runs 2x faster once the compiler knows that 3000 is a multiple of 8
+    # what row_alignment checked, in a form the compiler can use: on an H200, 1000 x 3000 x 2000
+    # ran 2.3x faster once it knew that 3000 is a multiple of 8 (lesson §11)
     N = known_multiple(N, ALIGN)
     K = known_multiple(K, ALIGN)
     stride_am = known_multiple(stride_am, ALIGN)
@@ -173,7 +174,10 @@ def matmul_bias_gelu(
     return launch(a, b, out, bias=bias.contiguous())
 
 
-def launch(a, b, out, bias):
+def launch(
+    a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, bias: torch.Tensor | None
+) -> torch.Tensor:
+    """c = a @ b (then + bias and GELU, when bias is given), into out or a new tensor."""
     M, K = a.shape
     N = b.shape[1]
     if out is None:

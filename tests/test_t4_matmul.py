@@ -315,8 +315,8 @@ def test_bias_gelu_epilogue(impl, shape):
             "the optional exercise of content/t4_matmul.md §7: define matmul_bias_gelu(a, b, "
             "bias) in your file to have it checked"
         )
-    *mnk_, b_t = shape
-    run_case(bias_gelu_case(impl, *mnk_, seed=11, b_t=b_t))
+    M, N, K, b_t = shape
+    run_case(bias_gelu_case(impl, M, N, K, seed=11, b_t=b_t))
 
 
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
