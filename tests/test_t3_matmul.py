@@ -14,6 +14,7 @@ import torch
 from drills.bench import Bench, Shape
 from drills.gpu_compile import check_compiles
 from drills.testing import (
+    MATMUL_OPS,
     Case,
     Guarded,
     Hints,
@@ -66,8 +67,6 @@ RESET_HINTS = dataclasses.replace(
     values="Set acc to zeros once, before the K loop: zeroing it inside the loop keeps only "
     "the last block of K.",
 )
-# torch operations that could compute the product behind the kernel's back
-FORBIDDEN = frozenset({"mm", "matmul", "bmm", "addmm", "dot", "einsum", "mul", "sum", "copy_"})
 
 
 def owner(launch, idx) -> str:
@@ -104,7 +103,7 @@ def make_case(
         expected=(a.double() @ b.double()).half(),
         tol=tol,
         hints=hints,
-        forbidden_ops=FORBIDDEN,
+        forbidden_ops=MATMUL_OPS,
         owner=owner,
     )
 

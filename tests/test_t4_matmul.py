@@ -19,6 +19,7 @@ from drills import NotStarted, runtime
 from drills.bench import Bench, Shape
 from drills.gpu_compile import check_compiles
 from drills.testing import (
+    MATMUL_OPS,
     Case,
     Guarded,
     Hints,
@@ -53,9 +54,6 @@ K_HINTS = dataclasses.replace(
     values="K is not a multiple of BLOCK_SIZE_K: mask the last step's k (k < K - k_step * "
     "BLOCK_SIZE_K) in both loads, with other=0.0.",
 )
-# torch operations that could compute the product behind the kernel's back (.contiguous() is
-# allowed: slower, as the lesson shows, but not wrong)
-FORBIDDEN = frozenset({"mm", "matmul", "bmm", "addmm", "dot", "einsum", "mul", "sum", "copy_"})
 
 
 def owner(launch, idx) -> str:
@@ -87,7 +85,7 @@ def make_case(
         expected=(a.double() @ b.double()).half(),
         tol=TOLERANCE,
         hints=hints,
-        forbidden_ops=FORBIDDEN,
+        forbidden_ops=MATMUL_OPS,  # .contiguous() is allowed: slower, not wrong
         owner=owner,
     )
 
@@ -287,7 +285,7 @@ GELU_HINTS = dataclasses.replace(
     "GELU, 0.5 * x * (1 + erf(x / sqrt(2))), both in fp32, and only then convert to fp16.",
 )
 # torch arithmetic on c would mean the epilogue ran outside the kernel, in extra passes over c
-EPILOGUE_FORBIDDEN = FORBIDDEN | {"add", "add_", "mul_", "gelu", "erf", "tanh", "div"}
+EPILOGUE_FORBIDDEN = MATMUL_OPS | {"add", "add_", "mul_", "gelu", "erf", "tanh", "div"}
 
 
 def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
