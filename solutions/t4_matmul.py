@@ -10,6 +10,8 @@ Contract: a [M, K] and b [K, N] are fp16 with any strides (b may be w.t(), eithe
 slice), on the same device; returns c = a @ b, [M, N] fp16, accumulated in fp32.
 matmul_bias_gelu(a, b, bias) returns gelu(a @ b + bias) for a bias of N fp16 values (the
 lesson's optional exercise).
+Beyond the drill: on a Hopper GPU, b = w.t() goes to matmul_persistent_kernel, one program per
+SM reading tiles through tensor descriptors (lesson §8 and §11).
 Lesson: content/t4_matmul.md
 """
 
@@ -178,10 +180,23 @@ def launch(
     a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, bias: torch.Tensor | None
 ) -> torch.Tensor:
     """c = a @ b (then + bias and GELU, when bias is given), into out or a new tensor."""
+    if out is None:
+        out = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float16, device=a.device)
+    # b = w.t() costs matmul_kernel a fifth of its speed on an H200, and the persistent kernel
+    # nothing; with a row-major b neither is ahead (lesson §11)
+    if descriptor_layout(a, b, out) is True and has_tma(a.device):
+        launch_persistent(a, b, out, bias)
+    else:
+        launch_tiled(a, b, out, bias)
+    return out
+
+
+def launch_tiled(
+    a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
+) -> None:
+    """matmul_kernel, one program per tile of out: any strides, any GPU, the interpreter."""
     M, K = a.shape
     N = b.shape[1]
-    if out is None:
-        out = torch.empty((M, N), dtype=torch.float16, device=a.device)
     # a function of the config autotune picks: its block sizes decide the number of tiles
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
@@ -201,7 +216,6 @@ def launch(
         out.stride(0),
         out.stride(1),
     )
-    return out
 
 
 def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
@@ -226,3 +240,146 @@ def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> 
                 f"out must be a {shape} fp16 tensor on {a.device}, got {tuple(out.shape)} "
                 f"{out.dtype} on {out.device}"
             )
+
+
+# ---------------------------------------------------------------------------------------------
+# Beyond the drill (lesson §8): one program per SM, looping over tiles that it reads and writes
+# through tensor descriptors. On an H200 it closes the gap that b = w.t() leaves in
+# matmul_kernel (content/experiments/t4_persistent_parts.py and t4_persistent_shapes.py).
+# ---------------------------------------------------------------------------------------------
+
+PERSISTENT_GPU_CONFIGS = [
+    triton.Config(
+        {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+        num_stages=stages,
+        num_warps=warps,
+    )
+    # 3 stages at most for the large tiles: c's tile needs shared memory too, for its store
+    for bm, bn, stages, warps in [
+        (128, 256, 3, 8),
+        (256, 128, 3, 8),
+        (128, 128, 4, 8),
+        (128, 128, 4, 4),
+        (128, 64, 4, 4),
+        (64, 128, 4, 4),
+        (64, 64, 4, 4),
+    ]
+]
+PERSISTENT_CONFIGS = [INTERPRETER_CONFIG] if INTERPRETING else PERSISTENT_GPU_CONFIGS
+
+
+@triton.autotune(configs=PERSISTENT_CONFIGS, key=["M", "N", "K", "B_KMAJOR"])
+@triton.jit
+def matmul_persistent_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    bias_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_b,  # between rows of b, or of w when b = w.t()
+    stride_cm,
+    B_KMAJOR: tl.constexpr,  # b = w.t(): K is b's contiguous dimension
+    NUM_SMS: tl.constexpr,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+):
+    # a descriptor names a whole tile: the TMA unit copies it to shared memory in one request,
+    # filling with zeros past the edges, so no pointer blocks and no masks
+    a_desc = tl.make_tensor_descriptor(
+        a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]
+    )
+    if B_KMAJOR:  # describe w itself, [N, K] row-major, and transpose its tiles in the dot
+        b_desc = tl.make_tensor_descriptor(
+            b_ptr, shape=[N, K], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]
+        )
+    else:
+        b_desc = tl.make_tensor_descriptor(
+            b_ptr, shape=[K, N], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_K, BLOCK_SIZE_N]
+        )
+    c_desc = tl.make_tensor_descriptor(
+        c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N]
+    )
+
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    # the same grouped order, walked by NUM_SMS programs at once; flatten lets the compiler
+    # pipeline across tiles, so the next tile's loads overlap this tile's epilogue
+    for tile in tl.range(tl.program_id(axis=0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = grouped_tile(tile, num_pid_m, num_pid_n, GROUP_SIZE_M)
+        offs_am = pid_m * BLOCK_SIZE_M
+        offs_bn = pid_n * BLOCK_SIZE_N
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
+            a = a_desc.load([offs_am, k * BLOCK_SIZE_K])
+            if B_KMAJOR:
+                b = b_desc.load([offs_bn, k * BLOCK_SIZE_K]).T
+            else:
+                b = b_desc.load([k * BLOCK_SIZE_K, offs_bn])
+            acc = tl.dot(a, b, acc)
+        if bias_ptr is not None:
+            offs_n = offs_bn + tl.arange(0, BLOCK_SIZE_N)
+            bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0)
+            acc = gelu(acc + bias.to(tl.float32)[None, :])
+        c_desc.store([offs_am, offs_bn], acc.to(tl.float16))  # clipped at the edges
+
+
+def has_tma(device: torch.device) -> bool:
+    """A CUDA GPU of compute capability 9.0 (Hopper) or newer, which has the TMA unit."""
+    return (
+        not INTERPRETING
+        and device.type == "cuda"
+        and torch.version.hip is None
+        and torch.cuda.get_device_capability(device)[0] >= 9
+    )
+
+
+def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bool | None:
+    """Whether b = w.t() (True) or row-major (False) when tensor descriptors can describe all
+    three tensors: each row contiguous (or each column of b), other strides and every start
+    address on 16-byte boundaries. None when they cannot."""
+    if b.stride(1) == 1:
+        b_kmajor, stride_b = False, b.stride(0)
+    elif b.stride(0) == 1:
+        b_kmajor, stride_b = True, b.stride(1)
+    else:
+        return None
+    aligned = all(t.data_ptr() % 16 == 0 for t in (a, b, out)) and all(
+        stride % 8 == 0 for stride in (a.stride(0), stride_b, out.stride(0))
+    )
+    return b_kmajor if aligned and a.stride(1) == 1 and out.stride(1) == 1 else None
+
+
+def launch_persistent(
+    a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
+) -> None:
+    """matmul_persistent_kernel on a, b and out, which descriptor_layout accepted."""
+    M, K = a.shape
+    N = b.shape[1]
+    b_kmajor = descriptor_layout(a, b, out)
+    num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
+    # device-side descriptors are written to a scratch buffer that Triton asks the host for
+    triton.set_allocator(
+        lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=a.device)
+    )
+    grid = lambda META: (
+        min(num_sms, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
+    )
+    matmul_persistent_kernel[grid](
+        a,
+        b,
+        out,
+        bias,
+        M,
+        N,
+        K,
+        a.stride(0),
+        b.stride(1) if b_kmajor else b.stride(0),
+        out.stride(0),
+        B_KMAJOR=b_kmajor,
+        NUM_SMS=num_sms,
+    )

@@ -1,0 +1,45 @@
+"""t4, lesson §11: how much of a small product's time is Python on the host? Needs a GPU. This is
+the script, as it ran, behind the numbers in content/t4_matmul.md.
+
+For each shape, the reference's matmul (out given) and cuBLAS:
+  host us    wall-clock time per call over 200 calls in a row, synchronised once at the end: the
+             host's cost of a call when that is longer than the kernel, else the kernel's time
+  bench us   triton.testing.do_bench median, L2 flushed before each call (what make bench uses)
+  graph us   triton.testing.do_bench_cudagraph median: the same calls replayed from a CUDA graph,
+             so with no host work between them (and no L2 flush)
+
+Run from the repository root: python3 content/experiments/t4_host_overhead.py
+"""
+import sys, time
+sys.path.insert(0, ".")
+import torch, triton
+from triton.testing import do_bench, do_bench_cudagraph
+from solutions.t4_matmul import matmul
+
+
+def host_us(fn, calls=200):
+    fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
+print("shape: reference host / bench / graph us | cuBLAS host / bench / graph us | TFLOP/s ratio bench, graph")
+for M, N, K, b_t in [(16, 4096, 4096, False), (1000, 3000, 2000, False), (4096, 4096, 512, False), (4096, 4096, 4096, False),
+                     (4096, 4096, 4096, True)]:
+    torch.manual_seed(0)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16).t() if b_t else torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    ours, cublas = (lambda: matmul(a, b, c)), (lambda: torch.matmul(a, b, out=c))
+    ours()  # autotune before any timing or capture
+    row = []
+    for fn in (ours, cublas):
+        row.append((host_us(fn), do_bench(fn, return_mode="median") * 1e3, do_bench_cudagraph(fn, return_mode="median") * 1e3))
+    (oh, ob, og), (ch, cb, cg) = row
+    print(f"{M}x{N}x{K}{', w.t()' if b_t else ''}: {oh:.0f} / {ob:.0f} / {og:.0f} | {ch:.0f} / {cb:.0f} / {cg:.0f} | "
+          f"{cb / ob:.2f}, {cg / og:.2f}", flush=True)

@@ -1,0 +1,91 @@
+"""The T4 reference's persistent kernel (solutions/t4_matmul.py, lesson §8). The drill's checks
+reach it only on a Hopper GPU, and then only for the layouts it accepts, so it is checked here
+on its own as well: on the interpreter or a GPU, against float64, for both layouts of b, edges
+and bias + GELU (on a GPU with every config forced in turn), and which layouts it accepts."""
+
+import pytest
+import torch
+
+from drills import catalog, runtime
+from drills.pytest_plugin import load
+from drills.testing import device, needs_gpu
+
+
+@pytest.fixture(scope="module")
+def ref():
+    runtime.current()  # before any kernel is decorated
+    return load(catalog.ROOT / "solutions" / "t4_matmul.py")
+
+
+def operands(M, N, K, *, b_t, row_gap=0, seed=0):
+    """a [M, K] and b [K, N], b = w.t() or row-major, with row_gap unused columns after each
+    row of b (or of w), so b's row stride is not its width."""
+    gen = torch.Generator(device=device()).manual_seed(seed)
+    a = torch.randn(M, K, generator=gen, device=device()).half()
+    rows, cols = (N, K) if b_t else (K, N)
+    w = torch.randn(rows, cols + row_gap, generator=gen, device=device()).half()[:, :cols]
+    return a, (w.t() if b_t else w)
+
+
+@pytest.mark.parametrize(
+    "M, N, K, b_t, row_gap, bias",
+    [
+        (64, 48, 64, True, 0, False),
+        (100, 72, 40, False, 0, False),
+        (100, 72, 40, True, 0, True),
+        (33, 24, 104, False, 8, False),  # edges in M, N and K of every tile; b's rows have gaps
+        (33, 24, 200, True, 16, True),
+        pytest.param(1000, 3000, 2000, True, 0, True, marks=needs_gpu("large")),
+        pytest.param(1000, 3000, 2000, False, 0, False, marks=needs_gpu("large")),
+    ],
+)
+def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
+    a, b = operands(M, N, K, b_t=b_t, row_gap=row_gap)
+    bias = torch.randn(N, device=device()).half() if bias else None
+    expected = a.double() @ b.double()
+    if bias is not None:
+        expected = torch.nn.functional.gelu(expected + bias.double())
+    assert ref.descriptor_layout(a, b, a.new_empty(M, N)) is b_t
+    kernel = ref.matmul_persistent_kernel
+    configs = kernel.configs
+    try:
+        for config in configs:  # one on the interpreter, every one on a GPU
+            kernel.configs = [config]
+            kernel.cache.clear()
+            out = torch.full((M, N), float("nan"), device=device()).half()
+            ref.launch_persistent(a, b, out, bias)
+            torch.testing.assert_close(
+                out.double(), expected.half().double(), atol=1e-2, rtol=2e-3, msg=str(config)
+            )
+    finally:
+        kernel.configs = configs
+        kernel.cache.clear()
+
+
+def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
+    a, b = operands(64, 48, 64, b_t=False)
+    out = a.new_empty(64, 48)
+    assert ref.descriptor_layout(a, b, out) is False
+    assert ref.descriptor_layout(a, operands(64, 48, 64, b_t=True)[1], out) is True
+    refused = {
+        "a = u.t()": (a.t().contiguous().t(), b, out),
+        "c = v.t()": (a, b, out.t().contiguous().t()),
+        "b[:, ::2]": (a, a.new_empty(64, 96)[:, ::2], out),
+        "a's rows 100 wide (200 bytes)": (*operands(64, 48, 100, b_t=False), out),
+        "a starting 2 bytes in": (a.new_empty(64 * 64 + 1)[1:].view(64, 64), b, out),
+    }
+    for name, (a_, b_, out_) in refused.items():
+        assert ref.descriptor_layout(a_, b_, out_) is None, name
+
+
+@needs_gpu("the persistent kernel is chosen on a Hopper GPU")
+def test_matmul_chooses_the_persistent_kernel_for_w_t_on_hopper(ref):
+    if not ref.has_tma(torch.device("cuda")):
+        pytest.skip("this GPU has no TMA unit (compute capability below 9.0)")
+    persistent, blocks = ref.matmul_persistent_kernel, ref.matmul_kernel
+    for b_t, chosen, other in [(True, persistent, blocks), (False, blocks, persistent)]:
+        a, b = operands(256, 256, 256, b_t=b_t, seed=1)
+        chosen.cache.clear()
+        other.cache.clear()
+        ref.matmul(a, b)
+        assert chosen.cache and not other.cache, f"b = w.t() is {b_t}: the other kernel ran"
