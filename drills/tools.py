@@ -161,11 +161,12 @@ def _version(name: str) -> tuple[str, tuple[int, ...]]:
     return text, numbers
 
 
-def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]]) -> list[str]:
-    """Combinations known to break the drills, each with what to do."""
+def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]], on_gpu: bool) -> list[str]:
+    """Combinations known to break the drills where they run (GPU or interpreter), each with
+    what to do."""
     problems = []
     triton, numpy = versions["triton"][1], versions["numpy"][1]
-    if triton and numpy and triton < (3, 7) and numpy >= (2, 4):
+    if not on_gpu and triton and numpy and triton < (3, 7) and numpy >= (2, 4):
         problems.append(
             f"numpy {versions['numpy'][0]} with triton {versions['triton'][0]}: numpy 2.4 "
             "broke every loop with a runtime bound in triton's CPU interpreter up to 3.6 (fixed "
@@ -194,7 +195,7 @@ def doctor() -> int:
             f"runtime  {rt.description}: kernels run as Python on the CPU; benchmarks and "
             "GPU-only cases need a GPU"
         )
-    problems = known_problems(versions)
+    problems = known_problems(versions, on_gpu=rt.is_gpu)
     for problem in problems:
         print(f"\nproblem: {problem}")
     print("\nGrading the reference solutions here, to check the environment itself...")
