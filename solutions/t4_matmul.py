@@ -164,7 +164,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) ->
 def matmul_bias_gelu(
     a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor, out: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """gelu(a @ b + bias), bias added to every row, all in matmul_kernel's epilogue."""
+    """gelu(a @ b + bias), bias added to every row, all in the kernel's epilogue."""
     check_inputs(a, b, out)
     if not isinstance(bias, torch.Tensor):
         raise TypeError(f"bias must be a torch.Tensor, got {type(bias).__name__}")
@@ -182,9 +182,10 @@ def launch(
     """c = a @ b (then + bias and GELU, when bias is given), into out or a new tensor."""
     if out is None:
         out = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float16, device=a.device)
-    # b = w.t() costs matmul_kernel a fifth of its speed on an H200, and the persistent kernel
-    # nothing; with a row-major b the two are within a few percent, either way (lesson §11)
-    if descriptor_layout(a, b, out) is True and has_tma(a.device):
+    # b = w.t() holds matmul_kernel to 0.72-0.85x cuBLAS on an H200, where the persistent
+    # kernel reaches 0.92-1.08x; with a row-major b the gain is small and not always there, so
+    # the drill's kernel keeps that layout (lesson §11)
+    if descriptor_layout(a, b, out) is True and is_hopper(a.device):
         launch_persistent(a, b, out, bias)
     else:
         launch_tiled(a, b, out, bias)
@@ -308,7 +309,7 @@ def matmul_persistent_kernel(
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
     # the same grouped order, walked by NUM_SMS programs at once; flatten asks the compiler to
-    # pipeline the two loops as one, across tiles (worth 1-2% on the H200, lesson §11)
+    # pipeline the two loops as one, across tiles (on the H200 it made little difference)
     for tile in tl.range(tl.program_id(axis=0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
         pid_m, pid_n = grouped_tile(tile, num_pid_m, num_pid_n, GROUP_SIZE_M)
         offs_am = pid_m * BLOCK_SIZE_M
@@ -328,20 +329,21 @@ def matmul_persistent_kernel(
         c_desc.store([offs_am, offs_bn], acc.to(tl.float16))  # clipped at the edges
 
 
-def has_tma(device: torch.device) -> bool:
-    """A CUDA GPU of compute capability 9.0 (Hopper) or newer, which has the TMA unit."""
+def is_hopper(device: torch.device) -> bool:
+    """An NVIDIA GPU of compute capability 9.x: it has the TMA unit, and it is where the
+    persistent kernel was measured (newer GPUs have TMA too, with other shared-memory sizes)."""
     return (
         not INTERPRETING
         and device.type == "cuda"
         and torch.version.hip is None
-        and torch.cuda.get_device_capability(device)[0] >= 9
+        and torch.cuda.get_device_capability(device)[0] == 9
     )
 
 
 def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bool | None:
     """Whether b = w.t() (True) or row-major (False) when tensor descriptors can describe all
-    three tensors: each row contiguous (or each column of b), other strides and every start
-    address on 16-byte boundaries. None when they cannot."""
+    three tensors: each row contiguous (or each column of b), other strides positive and, like
+    every start address, on 16-byte boundaries. None when they cannot."""
     if b.stride(1) == 1:
         b_kmajor, stride_b = False, b.stride(0)
     elif b.stride(0) == 1:
@@ -349,7 +351,7 @@ def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bo
     else:
         return None
     aligned = all(t.data_ptr() % 16 == 0 for t in (a, b, out)) and all(
-        stride % 8 == 0 for stride in (a.stride(0), stride_b, out.stride(0))
+        stride > 0 and stride % 8 == 0 for stride in (a.stride(0), stride_b, out.stride(0))
     )
     return b_kmajor if aligned and a.stride(1) == 1 and out.stride(1) == 1 else None
 
@@ -357,14 +359,20 @@ def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bo
 def launch_persistent(
     a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
 ) -> None:
-    """matmul_persistent_kernel on a, b and out, which descriptor_layout accepted."""
+    """matmul_persistent_kernel on a, b and out, which descriptor_layout must accept."""
     M, K = a.shape
     N = b.shape[1]
     b_kmajor = descriptor_layout(a, b, out)
+    if b_kmajor is None:
+        raise ValueError(
+            "tensor descriptors cannot describe these operands: a, c and b (or w, for b = w.t()) "
+            "need contiguous rows, and row strides and start addresses on 16-byte boundaries"
+        )
     device = a.device
     # on the interpreter, a few programs that each still loop over several tiles
     num_sms = torch.cuda.get_device_properties(device).multi_processor_count if a.is_cuda else 4
     # device-side descriptors are written to a scratch buffer that Triton asks the host for
+    # (this replaces any allocator set before, in this thread)
     triton.set_allocator(
         lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device)
     )

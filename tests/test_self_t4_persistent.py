@@ -85,15 +85,18 @@ def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
         "b[:, ::2]": (a, a.new_empty(64, 96)[:, ::2], out),
         "a's rows 100 wide (200 bytes)": (*operands(64, 48, 100, b_t=False), out),
         "a starting 2 bytes in": (a.new_empty(64 * 64 + 1)[1:].view(64, 64), b, out),
+        "a = x.expand(64, 64), row stride 0": (a[:1].expand(64, 64), b, out),
     }
     for name, (a_, b_, out_) in refused.items():
         assert ref.descriptor_layout(a_, b_, out_) is None, name
+        with pytest.raises(ValueError, match="tensor descriptors cannot describe"):
+            ref.launch_persistent(a_, b_, out_, None)
 
 
 @needs_gpu("the persistent kernel is chosen on a Hopper GPU")
 def test_matmul_chooses_the_persistent_kernel_for_w_t_on_hopper(ref):
-    if not ref.has_tma(torch.device("cuda")):
-        pytest.skip("this GPU has no TMA unit (compute capability below 9.0)")
+    if not ref.is_hopper(torch.device("cuda")):
+        pytest.skip("the persistent kernel is used on Hopper GPUs only (compute capability 9.x)")
     persistent, blocks = ref.matmul_persistent_kernel, ref.matmul_kernel
     for b_t, chosen, other in [(True, persistent, blocks), (False, blocks, persistent)]:
         a, b = operands(256, 256, 256, b_t=b_t, seed=1)
