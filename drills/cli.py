@@ -1,12 +1,16 @@
 """`python grader.py [DRILL ...] [--impl mine|solutions|FOLDER] [--json PATH]
-[--format gradescope|exercism|classroom|junit|native PATH]`
+[--format gradescope|exercism|classroom|junit|native PATH] [--sandbox]`
 
 Exit status: 0 when every selected drill passed, 1 when one did not, 2 for a usage or
-environment error.
+environment error, 130 or 143 when interrupted (SIGINT, SIGTERM).
 """
 
 import argparse
+import os
+import signal
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from drills import catalog, exports
@@ -42,6 +46,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="time allowed per drill (default: 150 on the CPU, 600 on a GPU)",
     )
     parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="for instructors: run learner code as an unprivileged user (when run as root), "
+        "with limits, unable to read solutions/ or tests/, and leave nothing running",
+    )
+    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -72,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        from drills import grading, report, runtime, state
+        from drills import processes, runtime
+        from drills import sandbox as sandboxing
 
         rt = runtime.current()
         versions = runtime.versions()
@@ -83,16 +94,73 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    processes.guard_this_process()
+    confinement = sandboxing.confine() if args.sandbox else None
+    _exit_cleanly_on_signals(confinement)
+    try:
+        return _grade(args, selected, rt, versions, confinement)
+    finally:
+        processes.kill_descendants()
+        if confinement:
+            confinement.release()
+
+
+def _grade(args, selected, rt, versions, confinement) -> int:
+    from drills import grading, integrity, processes, report, state
+
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
     title = report.heading(args.impl, rt.description, versions)
+    if confinement:
+        title += f"\n{confinement.summary()}"
     print(title, flush=True)
-    results = [grading.grade_or_report(drill, impl, rt.kind, args.time_limit) for drill in selected]
+    limit = args.time_limit or grading.DRILL_LIMIT[rt.kind]
+    sandbox = confinement.runner_settings(limit) if confinement else None
+    # Two drills at a time on the interpreter, where a case is one busy core; one at a time on
+    # a GPU, whose memory the biggest cases need whole.
+    workers = 2 if not rt.is_gpu and (os.cpu_count() or 1) >= 2 else 1
+    with tempfile.TemporaryDirectory(prefix="grade-sources-") as folder:
+        # The learner's files and the judge's, as they are before any learner code runs.
+        guard = integrity.Guard()
+        copies = {}
+        for drill in selected:
+            (Path(folder) / drill.id).mkdir()
+            source = grading.source_file(impl, drill.slug)
+            copies[drill.id] = grading.private_copy(source, Path(folder) / drill.id)
+
+        def grade(drill):
+            return grading.grade_or_report(
+                drill, impl, rt.kind, args.time_limit, copy=copies[drill.id], guard=guard,
+                sandbox=sandbox,
+            )
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(grade, selected))
+    processes.kill_descendants()
     requests = [("native", args.json)] if args.json else []
     requests += [(fmt, Path(path)) for fmt, path in args.format]
-    report.write_exports(
-        requests, results, report.native_document(results, args.impl, rt.kind, versions)
-    )
+    native = report.native_document(results, args.impl, rt.kind, versions)
+    if confinement:
+        native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
+    report.write_exports(requests, results, native)
     if args.impl == "mine":
         state.record_grades(results)
     report.show(results, args.impl, verbose=args.verbose)
     return 0 if all(r.status == "passed" for r in results) else 1
+
+
+def _exit_cleanly_on_signals(confinement) -> None:
+    """Ctrl-C or a SIGTERM: kill every process grading started, say so in one line, exit."""
+    from drills import processes
+
+    def stop(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        processes.kill_descendants()
+        if confinement:
+            confinement.release()
+        name = signal.Signals(signum).name
+        print(f"\ngrader.py: grading interrupted ({name}); nothing was written.", file=sys.stderr)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)

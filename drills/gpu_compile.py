@@ -3,34 +3,50 @@
 The CPU interpreter runs kernel code as Python and accepts things the GPU compiler rejects: a
 helper function without @triton.jit, an fp16 accumulator carried through `acc += tl.dot(...)`,
 `tl.dot` blocks smaller than 16 along K. `triton.compile` with an explicit GPUTarget needs no
-GPU and no driver, so the grader compiles every kernel launch a case made, with the same
+GPU and no driver, so the judge compiles every kernel launch a case made, with the same
 argument types, constexprs and launch options.
 
-Compiling needs real `@triton.jit` functions, so it runs in a child process with the
-interpreter off: `python -m drills.gpu_compile FILE` reads the launches as JSON on stdin.
+The judge compiles from its own reading of the learner's file: the @triton.jit functions and
+the constants they use (drills.source.kernel_module), never the file's other code. That takes a
+process with the interpreter off (with it on, triton.language's own helpers are interpreted
+functions the compiler cannot use): `python -m drills.gpu_compile`, one per judge, reading one
+request per line on stdin and answering one line of errors. The launches to compile come from
+the runner; they only choose what to compile.
 """
 
-import inspect
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+import weakref
 
 import pytest
-import torch
 
 from drills import catalog, runtime
+from drills.remote import LearnerCode
 from drills.testing import Case, Launch, explain, kernel_did_the_work, watch
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
 _OPTIONS = ("num_warps", "num_stages")
 
+_TRITON_DTYPES = {
+    "float32": "fp32",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float64": "fp64",
+    "int32": "i32",
+    "int64": "i64",
+    "int16": "i16",
+    "int8": "i8",
+    "uint8": "u8",
+    "bool": "i1",
+}
+
 
 def _type_of(value) -> str:
     """Triton's signature string for one launch argument."""
-    if isinstance(value, dict) and "tensor" in value:
-        return "*" + value["tensor"]
+    if isinstance(value, dict) and value.get("tensor") in _TRITON_DTYPES:
+        return "*" + _TRITON_DTYPES[value["tensor"]]
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):
@@ -40,109 +56,130 @@ def _type_of(value) -> str:
     raise TypeError(f"cannot describe argument {value!r}")
 
 
-_TRITON_DTYPES = {
-    torch.float32: "fp32",
-    torch.float16: "fp16",
-    torch.bfloat16: "bf16",
-    torch.float64: "fp64",
-    torch.int32: "i32",
-    torch.int64: "i64",
-    torch.int16: "i16",
-    torch.int8: "i8",
-    torch.uint8: "u8",
-    torch.bool: "i1",
-}
+def _constexpr(value):
+    """A recorded constexpr value as the compiler wants it: a dtype (recorded by its triton or
+    torch name) becomes triton's."""
+    import triton.language as tl
+
+    if isinstance(value, dict) and "dtype" in value:
+        name = str(value["dtype"])
+        try:
+            return tl.dtype(name)
+        except (ValueError, TypeError, AssertionError):
+            return getattr(tl, name, None)
+    return value
 
 
-def describe(launch: Launch) -> dict:
-    """A launch as JSON: tensors become their element type, the rest stays as it is."""
-    args = {}
-    for name, value in launch.args.items():
-        if isinstance(value, torch.Tensor):
-            args[name] = {"tensor": _TRITON_DTYPES[value.dtype]}
-        elif value is None or isinstance(value, (bool, int, float, str)):
-            args[name] = value
-    return {"kernel": launch.kernel, "args": args}
+class KernelModule:
+    """The learner's @triton.jit functions (the vetted text of kernel_module), compiled."""
+
+    def __init__(self, text: str, shown_as: str, left_out: list[str]):
+        namespace: dict = {"__name__": "learner_kernels"}
+        exec(compile(text, shown_as, "exec"), namespace)  # noqa: S102 - vetted by drills.source
+        self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
+        self.left_out = left_out
+
+    def compile(self, launch: Launch) -> str | None:
+        """None if the launch compiles for sm_90, else the compiler's message and a hint."""
+        import triton
+        from triton.backends.compiler import GPUTarget
+
+        kernel = self.kernels.get(launch.kernel)
+        if kernel is None:
+            left_out = "; ".join(self.left_out)
+            return (
+                f"{launch.kernel} is not a @triton.jit function the judge could read in your "
+                f"file{': ' + left_out if left_out else ''}"
+            )
+        signature, constexprs = {}, {}
+        for param in kernel.params:
+            value = launch.args.get(param.name, param.default)
+            if param.is_constexpr or value is None:
+                signature[param.name] = "constexpr"
+                constexprs[param.name] = _constexpr(value)
+            else:
+                signature[param.name] = _type_of(value)
+        options = {k: launch.args[k] for k in _OPTIONS if isinstance(launch.args.get(k), int)}
+        source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
+        try:
+            triton.compile(source, target=GPUTarget(*SM90), options=options)
+        except Exception as e:  # noqa: BLE001 - any compiler failure is the learner's to read
+            message = str(e).strip()
+            return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
+        return None
 
 
-def _find_kernel(module, name: str):
-    """The JITFunction called `name`: in the module, or in a module it imported it from."""
+def _is_jit(value) -> bool:
     from triton.runtime.jit import JITFunction
 
-    candidates = [getattr(module, name, None)]
-    candidates += [getattr(v, name, None) for v in vars(module).values() if hasattr(v, name)]
-    for kernel in candidates:
-        # autotune and heuristics wrap the JITFunction, as .fn
-        while kernel is not None and not isinstance(kernel, JITFunction):
-            kernel = getattr(kernel, "fn", None)
-        if kernel is not None:
-            return kernel
-    raise LookupError(f"no @triton.jit function named {name} in {module.__file__}")
+    return isinstance(value, JITFunction)
 
 
-def compile_one(module, launch: dict) -> str | None:
-    """None if the launch compiles for sm_90, else the compiler's message and a hint."""
-    import triton
-    from triton.backends.compiler import GPUTarget
+class Compiler:
+    """A `python -m drills.gpu_compile` process of the judge's, kept for its requests."""
 
-    kernel = _find_kernel(module, launch["kernel"])
-    signature, constexprs = {}, {}
-    for param in kernel.params:
-        value = launch["args"].get(param.name)
-        if param.is_constexpr or value is None:
-            signature[param.name] = "constexpr"
-            constexprs[param.name] = value
-        else:
-            signature[param.name] = _type_of(value)
-    options = {k: launch["args"][k] for k in _OPTIONS if k in launch["args"]}
-    source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
-    try:
-        triton.compile(source, target=GPUTarget(*SM90), options=options)
-    except Exception as e:  # noqa: BLE001 - any compiler failure is the learner's to read
-        message = str(e).strip()
-        return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
-    return None
+    def __init__(self):
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-B", "-m", "drills.gpu_compile"],
+            cwd=catalog.ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def failures(self, code: LearnerCode, launches: list[Launch]) -> list[str]:
+        text, left_out = code.source.kernel_module()
+        distinct = []
+        for launch in launches:
+            described = {"kernel": launch.kernel, "args": launch.args}
+            if described not in distinct:
+                distinct.append(described)
+        request = {
+            "module": text,
+            "shown_as": code.shown_as,
+            "left_out": [str(f) for f in left_out],
+            "launches": distinct,
+        }
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            return [f"the compile check itself failed: {self._end()}"]
+        return json.loads(line)
+
+    def _end(self) -> str:
+        from drills.processes import death
+
+        self.process.kill()
+        return death(self.process.wait())
 
 
-def failures(path: str, launches: list[Launch]) -> list[str]:
-    """Compile each distinct launch in a child process; the messages of those that fail."""
-    described = []
-    for launch in launches:
-        d = describe(launch)
-        if d not in described:
-            described.append(d)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-m", "drills.gpu_compile", path],
-        input=json.dumps(described),
-        capture_output=True,
-        text=True,
-        cwd=catalog.ROOT,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    if done.returncode != 0:
-        return [f"the compile check itself failed:\n{done.stderr[-2000:]}"]
-    return json.loads(done.stdout)
+_compilers: "weakref.WeakKeyDictionary[LearnerCode, Compiler]" = weakref.WeakKeyDictionary()
+
+
+def failures(code: LearnerCode, launches: list[Launch]) -> list[str]:
+    """Compile each distinct launch; the messages of those that fail."""
+    if code not in _compilers or _compilers[code].process.poll() is not None:
+        _compilers[code] = Compiler()
+    return _compilers[code].failures(code, launches)
 
 
 def check_compiles(case: Case) -> None:
     """Fail the test unless every kernel the case launches compiles for a GPU.
 
     On a GPU, launching compiles for real, so running the case is the check. On the
-    interpreter, the case's launches are recorded and compiled for sm_90 in a child process.
+    interpreter, the case's launches are compiled for sm_90 by the judge.
     """
-    inputs = (g.tensor for g in case.inputs.values())
-    watched = watch(case.fn, *inputs, out=case.out.tensor, **case.kwargs)
-    cheated = kernel_did_the_work(
-        watched.launches, watched.torch_ops, case.forbidden_ops, case.hints
-    )
+    watched = watch(case, with_out=True)
+    cheated = kernel_did_the_work(watched, case.hints)
     if cheated:
         pytest.fail(f"case {case.name}: {cheated}", pytrace=False)
     if runtime.current().is_gpu:
         return
-    errors = failures(inspect.getfile(case.fn), watched.launches)
+    errors = failures(case.fn.code, watched.launches)
     if errors:
         pytest.fail(
             f"case {case.name}: runs on the CPU interpreter but does not compile for a GPU "
@@ -152,12 +189,16 @@ def check_compiles(case: Case) -> None:
 
 
 def main() -> int:
-    from drills.pytest_plugin import load
-
-    module = load(Path(sys.argv[1]))
-    launches = json.load(sys.stdin)
-    errors = [compile_one(module, launch) for launch in launches]
-    print(json.dumps([e for e in errors if e]))
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            module = KernelModule(request["module"], request["shown_as"], request["left_out"])
+        except Exception as e:  # noqa: BLE001 - e.g. a constant the kernels need was left out
+            print(json.dumps([f"the kernels could not be read: {type(e).__name__}: {e}"]))
+            continue
+        launches = [Launch.from_record(r) for r in request["launches"]]
+        errors = [e for e in (module.compile(launch) for launch in launches) if e]
+        print(json.dumps(errors), flush=True)
     return 0
 
 

@@ -1,28 +1,35 @@
-"""Grade drills: each in its own pytest subprocess, with a time limit, whatever the code does.
+"""Grade drills: each in its own judge process (pytest), with a time limit, whatever the code does.
 
-A drill's suite runs in a child process that streams one JSON line per case (see
-pytest_plugin). If the child dies (a segfault, a CUDA fault) the case it was running is marked
-and the rest of the suite resumes in a fresh process; if the drill's time runs out the child is
-killed and the case it was running is marked. Every drill is reported, whatever happened.
+A drill's suite runs in a judge process that streams one JSON line per case into a pipe (see
+pytest_plugin); the judge runs the learner's code in a runner process of its own (see remote).
+If the judge dies, the case it was running is marked and the rest of the suite resumes in a
+fresh judge; if the drill's time runs out the judge is killed and the case it was running is
+marked. Every drill is reported, whatever happened, and its score is only ever the points of
+the checks the judge saw pass.
 """
 
 import json
 import os
-import signal
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from drills import catalog
-from drills.pytest_plugin import RESTART_EXIT, source_file
+from drills import catalog, processes
+from drills.pytest_plugin import CASE_LIMIT, source_file
 
-# Seconds. A correct drill grades in a few seconds on the interpreter; a GPU may compile (and
-# autotune) for a while before the first case returns.
-CASE_LIMIT = {"interpreter": 30, "gpu": 180}
+# Seconds a drill may take in all.
 DRILL_LIMIT = {"interpreter": 150, "gpu": 600}
+# Judges started per drill at most: the first, and one per judge that died mid-suite.
+MAX_JUDGES = 4
+# A learner's drill file larger than this is not graded (it is not a drill file).
+MAX_SOURCE_BYTES = 1 << 20
+MAX_EVENT_BYTES = 8 << 20
+MAX_EVENT_LINE = 64 << 10
 
 
 @dataclass
@@ -55,7 +62,7 @@ class DrillResult:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running a suite in child processes
+# Running a suite in judge processes
 # ---------------------------------------------------------------------------------------------
 
 
@@ -65,139 +72,235 @@ class _Run:
     results: dict[str, dict] = field(default_factory=dict)
     timed_out: bool = False
     problem: str = ""  # a failure outside any case
+    tampered: list[str] = field(default_factory=list)  # the judge's files the drill changed
 
 
-def _read_events(path: Path) -> tuple[list[dict], str | None]:
-    """The events written so far, and the case that had started without finishing."""
-    events = []
-    for line in path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            # the last line of a child killed while writing it
+_KINDS = {"not_started", "import_error", "timeout", "crashed", "cuda_fault", "failed", ""}
+_OUTCOMES = {"passed", "failed", "skipped", "not_run"}
+
+
+def _valid(event) -> bool:
+    """The judge is trusted; its stream is still checked, as any input is."""
+    if not isinstance(event, dict):
+        return False
+    kind = event.get("event")
+    if kind == "collected":
+        items = event.get("items")
+        return isinstance(items, list) and all(
+            isinstance(i, dict)
+            and isinstance(i.get("nodeid"), str)
+            and isinstance(i.get("check"), (str, type(None)))
+            and isinstance(i.get("points"), (int, float))
+            and 0 <= i["points"] <= 100
+            for i in items
+        )
+    if kind == "start":
+        return isinstance(event.get("nodeid"), str)
+    if kind == "result":
+        return (
+            isinstance(event.get("nodeid"), str)
+            and event.get("outcome") in _OUTCOMES
+            and event.get("kind") in _KINDS
+            and isinstance(event.get("message"), str)
+            and isinstance(event.get("case"), str)
+        )
+    return False
+
+
+def _read_events(stream) -> list[dict]:
+    """The judge's events, as many as fit the caps, without malformed ones."""
+    events, total = [], 0
+    for line in stream:
+        total += len(line)
+        if total > MAX_EVENT_BYTES:
+            break
+        if len(line) > MAX_EVENT_LINE:
             continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # the last line of a judge killed while writing it
+        if _valid(event):
+            events.append(event)
+    for _ in stream:  # drain, so the judge never blocks on a full pipe
+        pass
+    return events
+
+
+def _in_flight(events: list[dict]) -> str | None:
+    """The case that had started without finishing."""
     started = None
     for event in events:
         if event["event"] == "start":
             started = event["nodeid"]
         elif event["event"] == "result" and event["nodeid"] == started:
             started = None
-    return events, started
+    return started
 
 
-def _death(returncode: int) -> str:
-    if returncode < 0:
-        name = signal.Signals(-returncode).name
-        if name == "SIGSEGV":
-            return (
-                "the process crashed with a segmentation fault (SIGSEGV). On the CPU "
-                "interpreter this is what a load or store far outside a tensor does: "
-                "check your masks and offsets."
-            )
-        if name == "SIGABRT":
-            return (
-                "the process aborted (SIGABRT). On the CPU interpreter this is usually "
-                "memory corrupted earlier by a store outside a tensor: check the masks on "
-                "your stores."
-            )
-        return f"the process was killed by {name}."
-    return f"the process exited with status {returncode}."
+def _judge_command(
+    drill: catalog.Drill,
+    source: Path,
+    shown_as: str,
+    fds: tuple[int, int],
+    case_limit: float,
+    deadline: float,
+    sandbox: dict | None,
+) -> list[str]:
+    events_fd, skip_fd = fds
+    command = [
+        sys.executable,
+        "-B",  # the judge writes no byte-code next to its own files
+        "-m",
+        "pytest",
+        str(drill.test_file),
+        "-q",
+        "-c",
+        str(catalog.ROOT / "pyproject.toml"),  # this configuration and no other
+        "--rootdir",
+        str(catalog.ROOT),
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-p",
+        "pytest_timeout",
+        "--impl",
+        str(source),
+        "--drills-shown-as",
+        shown_as,
+        "--drills-events-fd",
+        str(events_fd),
+        "--drills-skip-fd",
+        str(skip_fd),
+        "--drills-case-limit",
+        str(case_limit),
+        "--drills-deadline",
+        str(deadline),
+        # a safety net for the judge itself: runner calls time out well before this
+        f"--timeout={case_limit * 2 + 60:.0f}",
+        "-o",
+        "timeout_method=signal",
+    ]
+    if sandbox:
+        command += ["--drills-sandbox", json.dumps(sandbox)]
+    return command
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    text = path.read_text(errors="replace").splitlines() if path.exists() else []
-    return "\n".join(text[-lines:])
+def _judge_environment() -> dict[str, str]:
+    # entry-point plugins are not the judge's: only those named on its command line load
+    return dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
 
 
 def run_suite(
     drill: catalog.Drill,
-    impl: str,
+    source: Path,
+    shown_as: str,
     runtime_kind: str,
     drill_limit: float | None = None,
     case_limit: float | None = None,
+    guard=None,
+    sandbox: dict | None = None,
 ) -> _Run:
     drill_limit = drill_limit or DRILL_LIMIT[runtime_kind]
     case_limit = case_limit or CASE_LIMIT[runtime_kind]
-    deadline = time.monotonic() + drill_limit
+    deadline = time.time() + drill_limit
     run = _Run()
     failed_checks: set[str] = set()
-    with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as tmp:
-        events_path, skip_path, log_path = (Path(tmp, n) for n in ("events", "skip", "log"))
-        events_path.touch()
-        while True:
-            # A resumed run skips what is graded and every check that already failed.
-            done = [
-                c["nodeid"]
-                for c in run.collected
-                if c["nodeid"] in run.results or c["check"] in failed_checks
-            ]
-            skip_path.write_text("\n".join(done))
-            command = [
-                sys.executable,
-                "-m",
-                "pytest",
-                str(drill.test_file),
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-p",
-                "no:xdist",
-                "--impl",
-                impl,
-                "--drills-events",
-                str(events_path),
-                "--drills-skip",
-                str(skip_path),
-                f"--timeout={case_limit}",
-                "-o",
-                "timeout_method=signal",
-            ]
-            with open(log_path, "w") as log:
-                child = subprocess.Popen(
-                    command,
-                    cwd=catalog.ROOT,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-                try:
-                    returncode = child.wait(timeout=max(1.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    os.killpg(child.pid, signal.SIGKILL)
-                    child.wait()
-                    returncode = None
-            events, in_flight = _read_events(events_path)
-            for event in events:
-                if event["event"] == "collected" and not run.collected:
-                    run.collected = event["items"]
-                elif event["event"] == "result":
-                    run.results[event["nodeid"]] = event
-                    if event["outcome"] == "failed":
-                        failed_checks.add(event["check"])
-            events_path.write_text("")
-            if returncode is None:
-                run.timed_out = True
-                if in_flight:
-                    run.results[in_flight] = _synthetic(
-                        run,
-                        in_flight,
-                        "timeout",
-                        (
-                            f"still running when the drill's {drill_limit:.0f} s ran out: an "
-                            "endless loop, or a kernel far too slow for these sizes."
-                        ),
-                    )
-                return run
-            if returncode in (0, 1, 5):
-                return run
-            if returncode == RESTART_EXIT:
-                continue
+    for _ in range(MAX_JUDGES):
+        # A resumed judge skips what is graded and every check that already failed.
+        done = [
+            c["nodeid"]
+            for c in run.collected
+            if c["nodeid"] in run.results or c["check"] in failed_checks
+        ]
+        returncode, events, log = _run_judge(
+            lambda fds: _judge_command(
+                drill, source, shown_as, fds, case_limit, deadline, sandbox
+            ),
+            done,
+            deadline,
+        )
+        if guard is not None:
+            run.tampered += guard.check()
+        for event in events:
+            if event["event"] == "collected" and not run.collected:
+                run.collected = event["items"]
+            elif event["event"] == "result" and event["outcome"] != "not_run":
+                run.results[event["nodeid"]] = event
+                if event["outcome"] == "failed":
+                    failed_checks.add(event["check"])
+        in_flight = _in_flight(events)
+        if returncode is None:
+            run.timed_out = True
             if in_flight:
-                run.results[in_flight] = _synthetic(run, in_flight, "crashed", _death(returncode))
-                failed_checks.add(run.results[in_flight]["check"])
-                continue
-            run.problem = f"{_death(returncode)}\n{_tail(log_path)}"
+                run.results[in_flight] = _synthetic(
+                    run,
+                    in_flight,
+                    "timeout",
+                    f"still running when the drill's {drill_limit:.0f} s ran out: an endless "
+                    "loop, or a kernel far too slow for these sizes.",
+                )
             return run
+        if returncode in (0, 1, 5) or run.tampered:
+            return run
+        if in_flight:
+            run.results[in_flight] = _synthetic(
+                run, in_flight, "crashed", processes.death(returncode)
+            )
+            failed_checks.add(run.results[in_flight]["check"])
+            continue
+        run.problem = f"the grader's judge process failed: {processes.death(returncode)}\n{log}"
+        return run
+    run.problem = f"the judge was restarted {MAX_JUDGES} times; the rest was not run."
+    return run
+
+
+def _run_judge(command_for, done: list[str], deadline: float):
+    """One judge process, given its events pipe and its skip list through two pipes of its
+    own: (its exit status or None if killed at the deadline, its events, its output's end)."""
+    events_read, events_write = os.pipe()
+    skip_read, skip_write = os.pipe()
+    fds = (events_write, skip_read)
+    command = command_for(fds)
+    with tempfile.TemporaryFile() as log:
+        judge = subprocess.Popen(
+            command,
+            cwd=catalog.ROOT,
+            env=_judge_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            pass_fds=fds,
+            start_new_session=True,
+        )
+        for fd in fds:
+            os.close(fd)
+        skip = json.dumps(done)
+        threading.Thread(target=_write_all, args=(skip_write, skip), daemon=True).start()
+        events: list[dict] = []
+        with os.fdopen(events_read, "rb") as stream:
+            reader = threading.Thread(target=lambda: events.extend(_read_events(stream)))
+            reader.start()
+            try:
+                # the judge stops itself at the deadline; this is for a judge that cannot
+                returncode = judge.wait(timeout=max(1.0, deadline - time.time() + 20))
+            except subprocess.TimeoutExpired:
+                returncode = None
+            processes.kill_tree(judge)
+            reader.join()
+        log.seek(0, os.SEEK_END)
+        log.seek(max(0, log.tell() - 3000))
+        tail = log.read().decode(errors="replace")
+    return returncode, events, "\n".join(tail.splitlines()[-15:])
+
+
+def _write_all(fd: int, text: str) -> None:
+    with os.fdopen(fd, "w") as f:
+        try:
+            f.write(text)
+        except BrokenPipeError:
+            pass
 
 
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
@@ -229,6 +332,7 @@ _CHECK_STATUS = {
 
 
 def _check_results(run: _Run) -> list[CheckResult]:
+    """One result per check the judge collected, in its order."""
     order: dict[str, list[dict]] = {}
     for item in run.collected:
         if item["check"]:
@@ -262,33 +366,78 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
 
 
 def _drill_status(checks: list[CheckResult], run: _Run) -> str:
-    """The drill's status, from its scored checks: extra checks never change it."""
+    """The drill's status, from its scored checks (extra checks never change it): `passed` only
+    when every one passed, and never `crashed` or `timeout` with every point."""
     statuses = {c.status for c in checks if c.scored}
-    if run.problem and not checks:
-        return "crashed"
-    if "error" in statuses:
-        return "error"
-    if statuses <= {"not_started", "skipped"} and "not_started" in statuses:
-        return "not_started"
-    if run.timed_out:
-        return "timeout"
-    if "crashed" in statuses or run.problem:
-        return "crashed"
+    if run.tampered or not checks:
+        return "failed" if run.tampered else "crashed"
     if statuses <= {"passed", "skipped"}:
         return "passed"
+    if "error" in statuses:
+        return "error"
+    if statuses <= {"not_started", "skipped"}:
+        return "not_started"
+    if run.timed_out or "timeout" in statuses:
+        return "timeout"
+    if "crashed" in statuses:
+        return "crashed"
     return "failed"
 
 
+def _charge_tampering(checks: list[CheckResult], tampered: list[str]) -> str:
+    """A drill whose code changed the judge's files scores nothing, whatever it passed."""
+    listed = ", ".join(tampered[:5]) + (" ..." if len(tampered) > 5 else "")
+    message = (
+        f"your code changed the grader's own files ({listed}). They were put back, and this "
+        "drill scores nothing: a grade from a changed grader means nothing."
+    )
+    for c in checks:
+        if c.status == "passed":
+            c.status, c.score, c.message = "failed", 0.0, message
+    return message
+
+
+def private_copy(source: Path, folder: Path) -> Path | str:
+    """The learner's file, copied before any learner code runs (nothing can change it while the
+    other drills are graded); or why it cannot be graded."""
+    if not source.exists():
+        return f"{_relative(source)} does not exist"
+    if source.is_symlink() or not source.is_file():
+        return f"{_relative(source)} is not a regular file"
+    if source.stat().st_size > MAX_SOURCE_BYTES:
+        return f"{_relative(source)} is larger than {MAX_SOURCE_BYTES // 1024} KB"
+    copy = folder / source.name
+    shutil.copyfile(source, copy)
+    return copy
+
+
 def grade(
-    drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit: float | None = None
+    drill: catalog.Drill,
+    impl: str,
+    runtime_kind: str,
+    drill_limit: float | None = None,
+    *,
+    copy: Path | str | None = None,
+    guard=None,
+    sandbox: dict | None = None,
 ) -> DrillResult:
+    """Grade one drill. `copy` is the private copy of its file (private_copy), made here when
+    not given; `guard` checks the judge's files after every judge; `sandbox` confines runners."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
-    run = run_suite(drill, impl, runtime_kind, drill_limit)
+    with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
+        copy = copy or private_copy(source, Path(folder))
+        if isinstance(copy, str):
+            return _not_gradable(drill, copy, _relative(source))
+        run = run_suite(
+            drill, copy, _relative(source), runtime_kind, drill_limit, guard=guard, sandbox=sandbox
+        )
     checks = _check_results(run)
     status = _drill_status(checks, run)
     message = run.problem
-    if status == "error":
+    if run.tampered:
+        message = _charge_tampering(checks, run.tampered)
+    elif status == "error":
         message = next(c.message for c in checks if c.status == "error")
     elif status == "not_started":
         message = f"{_relative(source)} still raises NotStarted."
@@ -298,7 +447,7 @@ def grade(
         drill.title,
         status,
         float(sum(c.score for c in checks)),
-        float(sum(c.max_score for c in checks)),
+        float(sum(c.max_score for c in checks)) if checks else 100.0,
         round(time.monotonic() - started, 2),
         checks,
         message,
@@ -306,13 +455,17 @@ def grade(
     )
 
 
-def grade_or_report(
-    drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit: float | None = None
-) -> DrillResult:
+def _not_gradable(drill: catalog.Drill, why: str, source: str) -> DrillResult:
+    return DrillResult(
+        drill.id, drill.slug, drill.title, "error", 0.0, 100.0, 0.0, [], why, source
+    )
+
+
+def grade_or_report(drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit=None, **kw):
     """grade(), except that a failure of the grader itself is reported as this drill's result,
     so the other drills are still graded and the JSON is still written."""
     try:
-        return grade(drill, impl, runtime_kind, drill_limit)
+        return grade(drill, impl, runtime_kind, drill_limit, **kw)
     except Exception as e:  # noqa: BLE001 - any failure here must not stop the other drills
         return DrillResult(
             drill.id,

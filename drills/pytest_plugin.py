@@ -1,39 +1,29 @@
-"""The pytest side of grading.
+"""The pytest side of grading: the judge.
 
-- Selects the runtime before any kernel module is imported.
-- Loads the implementation under test (`--impl mine|solutions|FOLDER|FILE.py`) for the `impl`
-  fixture, from its file, as `@triton.jit` needs real source files.
-- With `--drills-events PATH`, streams one JSON line per collected suite, started case and
-  finished case, so the grader keeps every result even if this process dies mid-run.
+- Selects the runtime before anything else, and guards this process (drills.processes).
+- Gives each suite the learner's code as the `impl` fixture: a `LearnerCode`, which reads the
+  file (`--impl mine|solutions|FOLDER|FILE.py`) and runs it in a runner process. The judge
+  never imports it.
+- With `--drills-events-fd N`, streams one JSON line per collected suite, started case and
+  finished case into that pipe, so the grader keeps every result even if this process dies.
+- Once a case of a check fails, the check's other cases are not run: the check scores nothing
+  whatever they do.
 """
 
-import importlib.util
 import json
 import os
 import re
-import sys
-import traceback
+import time
 from pathlib import Path
 
 import pytest
 
-from drills import NotStarted, catalog, runtime
-from drills.testing import explain
+from drills import catalog, processes, runtime
+from drills.remote import LearnerCode, LearnerError, Sandbox
 
-# Exit status asking the grader to resume the remaining checks in a fresh process: after a CUDA
-# fault the context is unusable, and after a timeout the next case of that check would most
-# likely hang too, so the rest would fail or wait for reasons not their own.
-RESTART_EXIT = 75
-
-_CUDA_FAULT = re.compile(
-    r"CUDA error|illegal memory access|unspecified launch failure|"
-    r"device-side assert|misaligned address",
-    re.IGNORECASE,
-)
-
-
-class ImplImportError(Exception):
-    """The file under test could not be imported (syntax error, bad import, missing file)."""
+# Seconds. A correct case takes a few seconds on the interpreter; a GPU may compile (and
+# autotune) for a while before the first case returns.
+CASE_LIMIT = {"interpreter": 30, "gpu": 180}
 
 
 def pytest_addoption(parser):
@@ -43,19 +33,29 @@ def pytest_addoption(parser):
         default=os.environ.get("DRILLS_IMPL", "solutions"),
         help="what to test: mine, solutions, a folder of tN_*.py files, or one file",
     )
-    group.addoption("--drills-events", default=None, help="stream results as JSON lines here")
+    group.addoption("--drills-shown-as", default=None, help="the graded file's name in messages")
+    group.addoption("--drills-events-fd", type=int, default=None, help="stream results here")
     group.addoption(
-        "--drills-skip", default=None, help="a file of node ids not to run again (already graded)"
+        "--drills-skip-fd", type=int, default=None, help="node ids not to run again (graded)"
     )
+    group.addoption("--drills-case-limit", type=float, default=None, help="seconds per case")
+    group.addoption("--drills-deadline", type=float, default=None, help="time.time() to stop by")
+    group.addoption("--drills-sandbox", default=None, help="JSON: how runners are confined")
 
 
 def pytest_configure(config):
     runtime.current()
+    processes.guard_this_process()
     config._drills_events = None
-    path = config.getoption("--drills-events")
-    if path:
+    config._drills_failed_checks = set()
+    fd = config.getoption("--drills-events-fd")
+    if fd is not None:
         # open for the whole session: results are streamed as each case finishes
-        config._drills_events = open(path, "a", buffering=1)  # noqa: SIM115
+        config._drills_events = os.fdopen(fd, "w", buffering=1)
+
+
+def pytest_unconfigure(config):
+    processes.kill_descendants()
 
 
 def _emit(config, **event):
@@ -63,7 +63,6 @@ def _emit(config, **event):
     if stream is not None:
         stream.write(json.dumps(event) + "\n")
         stream.flush()
-        os.fsync(stream.fileno())
 
 
 def _check_of(item):
@@ -72,9 +71,10 @@ def _check_of(item):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    skip_file = config.getoption("--drills-skip")
-    if skip_file:
-        done = set(Path(skip_file).read_text().split())
+    skip_fd = config.getoption("--drills-skip-fd")
+    if skip_fd is not None:
+        with os.fdopen(skip_fd) as f:
+            done = set(json.load(f))
         kept = [item for item in items if item.nodeid not in done]
         config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
         items[:] = kept
@@ -93,42 +93,22 @@ def pytest_runtest_protocol(item, nextitem):
     _emit(item.config, event="start", nodeid=item.nodeid)
 
 
-# ---------------------------------------------------------------------------------------------
-# Loading the implementation under test
-# ---------------------------------------------------------------------------------------------
+def pytest_runtest_setup(item):
+    name, _ = _check_of(item)
+    if name is not None and name in item.config._drills_failed_checks:
+        item._drills_not_run = True
+        pytest.skip("not run: an earlier case of this check failed")
 
-_loaded: dict[Path, object] = {}
+
+# ---------------------------------------------------------------------------------------------
+# The learner's code
+# ---------------------------------------------------------------------------------------------
 
 
 def source_file(impl: str, slug: str) -> Path:
     if impl.endswith(".py"):
         return Path(impl).resolve()
     return catalog.find(slug).source(impl)
-
-
-def load(path: Path):
-    """Import a drill file by path; any failure becomes an ImplImportError a learner can read."""
-    if path in _loaded:
-        return _loaded[path]
-    if not path.exists():
-        raise ImplImportError(f"{_show(path)} does not exist")
-    spec = importlib.util.spec_from_file_location(f"drill_impl_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as e:
-        raise ImplImportError(
-            f"{_show(path)} has a syntax error on line {e.lineno}: {e.msg}\n"
-            f"    {(e.text or '').rstrip()}"
-        ) from None
-    except Exception as e:  # noqa: BLE001 - whatever the learner's file raises is reported
-        line = _line_in(e.__traceback__, path)
-        raise ImplImportError(
-            f"importing {_show(path)} failed: {type(e).__name__}: {e}{line}"
-        ) from None
-    _loaded[path] = module
-    return module
 
 
 def _show(path: Path) -> str:
@@ -138,19 +118,25 @@ def _show(path: Path) -> str:
         return str(path)
 
 
-def _line_in(tb, path: Path) -> str:
-    frames = [f for f in traceback.extract_tb(tb) if Path(f.filename) == path]
-    if not frames:
-        return ""
-    f = frames[-1]
-    return f"\n    at {_show(path)}, line {f.lineno}: {(f.line or '').strip()}"
-
-
 @pytest.fixture(scope="module")
 def impl(request):
-    """The drill module under test, chosen by --impl, for the test file's drill."""
+    """The learner's code for the test file's drill, chosen by --impl, run by a runner."""
+    config = request.config
     slug = re.fullmatch(r"test_(t\d+_\w+)", request.module.__name__.rsplit(".", 1)[-1]).group(1)
-    return load(source_file(request.config.getoption("--impl"), slug))
+    path = source_file(config.getoption("--impl"), slug)
+    if not path.is_file():
+        raise LearnerError("import_error", f"{_show(path)} does not exist")
+    kind = runtime.current().kind
+    sandbox = config.getoption("--drills-sandbox")
+    code = LearnerCode(
+        path,
+        config.getoption("--drills-shown-as") or _show(path),
+        config.getoption("--drills-case-limit") or CASE_LIMIT[kind],
+        config.getoption("--drills-deadline") or time.time() + 24 * 3600,
+        Sandbox(**json.loads(sandbox)) if sandbox else None,
+    )
+    yield code
+    code.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,13 +144,11 @@ def impl(request):
 # ---------------------------------------------------------------------------------------------
 
 
-def _classify(excinfo, impl_path: Path | None) -> tuple[str, str]:
+def _classify(excinfo) -> tuple[str, str]:
     """(kind, message) for a failed case, in words a learner can act on."""
     err = excinfo.value
-    if isinstance(err, NotStarted):
-        return "not_started", str(err)
-    if isinstance(err, ImplImportError):
-        return "import_error", str(err)
+    if isinstance(err, LearnerError):
+        return err.kind, str(err)
     text = str(err)
     if text.startswith("Timeout") or "Timeout (>" in text:
         return "timeout", (
@@ -173,11 +157,8 @@ def _classify(excinfo, impl_path: Path | None) -> tuple[str, str]:
         )
     if isinstance(err, pytest.fail.Exception):
         return "failed", text
-    kind = "cuda_fault" if _CUDA_FAULT.search(text) else "failed"
-    where = _line_in(excinfo.tb, impl_path) if impl_path else ""
-    meaning = explain(text)
-    meaning = f"\n{meaning}" if meaning else ""
-    return kind, f"your code raised {type(err).__name__}: {text.strip()[:2000]}{where}{meaning}"
+    # the judge's own failure: say so, rather than blame the learner
+    return "failed", f"the grader failed on this case: {type(err).__name__}: {text[:2000]}"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -188,13 +169,13 @@ def pytest_runtest_makereport(item, call):
         item._drills = {"outcome": "passed", "kind": "", "message": ""}
     state = item._drills
     if report.skipped and call.when == "setup":
-        state.update(outcome="skipped", message=str(report.longrepr[-1]))
+        outcome = "not_run" if getattr(item, "_drills_not_run", False) else "skipped"
+        state.update(outcome=outcome, message=str(report.longrepr[-1]))
     elif report.failed and state["outcome"] != "failed":
-        impl_path = None
-        if "impl" in getattr(item, "funcargs", {}):
-            impl_path = Path(getattr(item.funcargs["impl"], "__file__", "") or ".").resolve()
-        kind, message = _classify(call.excinfo, impl_path)
+        kind, message = _classify(call.excinfo)
         state.update(outcome="failed", kind=kind, message=message)
+        if _check_of(item)[0] is not None:
+            item.config._drills_failed_checks.add(_check_of(item)[0])
     if call.when == "teardown":
         name, points = _check_of(item)
         case = item.callspec.id if hasattr(item, "callspec") else ""
@@ -207,5 +188,3 @@ def pytest_runtest_makereport(item, call):
             case=case,
             **state,
         )
-        if state["kind"] in ("cuda_fault", "timeout") and item.config._drills_events is not None:
-            os._exit(RESTART_EXIT)

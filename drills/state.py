@@ -2,6 +2,9 @@
 grade of each drill in mine/, and how many hints of each drill have been shown."""
 
 import json
+import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -11,15 +14,39 @@ STATE = catalog.ROOT / ".drills" / "state.json"
 
 
 def load() -> dict:
+    """What was saved, or {} (with a warning) when the file is missing or not what we wrote."""
     try:
-        return json.loads(STATE.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        data = json.loads(STATE.read_text())
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if not _well_formed(data):
+        print(f"warning: {STATE} was unreadable; starting afresh.", file=sys.stderr)
+        return {}
+    return data
+
+
+def _well_formed(data) -> bool:
+    if not isinstance(data, dict):
+        return False
+    grades, hints = data.get("grades", {}), data.get("hints", {})
+    return (
+        isinstance(grades, dict)
+        and all(isinstance(g, dict) and isinstance(g.get("source_mtime"), (int, float))
+                and isinstance(g.get("status"), str) for g in grades.values())
+        and isinstance(hints, dict)
+        and all(isinstance(n, int) for n in hints.values())
+    )
 
 
 def save(data: dict) -> None:
+    """Write the whole file at once: a reader never sees half of it."""
     STATE.parent.mkdir(exist_ok=True)
-    STATE.write_text(json.dumps(data, indent=2) + "\n")
+    fd, temporary = tempfile.mkstemp(dir=STATE.parent, prefix=".state-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(data, indent=2) + "\n")
+    os.replace(temporary, STATE)
 
 
 def _mtime(path: Path) -> float:

@@ -2,11 +2,12 @@
 
 - `Guarded`: a tensor inside a larger buffer whose padding holds a canary, so writes outside
   the tensor, elements never written and unmasked reads that reach the result all show.
-- `launches()`: records every Triton kernel launch (kernel, grid, arguments) during a call.
-- `TorchSpy`: records the torch operations a host function runs outside its kernel launches,
-  so a result computed with torch instead of the kernel is caught.
 - `compare()`: a closeness check that reports how many elements differ, where, and by how much.
-- `run_case()`: all of the above around one call of a learner's host function.
+- `run_case()`: one call of a learner's host function, in the runner, on the judge's buffers,
+  and every check around it.
+
+The judge believes the buffers it owns; the runner's report of what the call did (launches,
+torch operations, reads of padding) can only take points away, never give them.
 """
 
 import contextlib
@@ -17,9 +18,9 @@ from dataclasses import dataclass, field
 
 import pytest
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from drills import runtime
+from drills.remote import RemoteFunction, Returned, buffer_id, shared_empty
 
 
 def check(name: str, points: int):
@@ -134,7 +135,7 @@ class Guarded:
         span = (rows - 1) * row_stride + cols if rows and cols else 0
         self.span = span  # buffer elements from the tensor's first element to its last, + 1
         self.canary = _canary_bits(dtype, output)
-        self.buffer = torch.empty(GUARD + span + GUARD, dtype=dtype, device=dev or device())
+        self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
         _bits(self.buffer).fill_(self.canary)
         strides = (1,) if len(shape) == 1 else (row_stride, 1)
         self.tensor = self.buffer.as_strided(shape, strides, GUARD)
@@ -170,125 +171,37 @@ class Guarded:
 
 
 # ---------------------------------------------------------------------------------------------
-# Watching the host function: kernel launches and torch operations
+# What a call did, as the runner tells it
 # ---------------------------------------------------------------------------------------------
 
 
 @dataclass
 class Launch:
+    """One kernel launch, as the runner recorded it: a tensor argument is {"tensor": dtype,
+    "buffer": id of the judge's buffer it views, or None}; plain values are as they were."""
+
     kernel: str
     grid: tuple[int, ...]
-    args: dict  # every kernel argument by name, constexprs included
+    args: dict
+
+    @classmethod
+    def from_record(cls, record) -> "Launch":
+        if not isinstance(record, dict):
+            return cls("?", (), {})
+        grid = record.get("grid") if isinstance(record.get("grid"), list) else []
+        args = record.get("args") if isinstance(record.get("args"), dict) else {}
+        return cls(str(record.get("kernel", "?"))[:200], tuple(int(g) for g in grid), args)
 
     def programs(self) -> int:
         return math.prod(self.grid)
 
     def touches(self, t: torch.Tensor) -> bool:
-        """Whether a tensor argument of this launch shares storage with `t`."""
-        ptr = t.untyped_storage().data_ptr()
+        """Whether a tensor argument of this launch views the buffer `t` lives in."""
+        wanted = buffer_id(t)
         return any(
-            isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == ptr
+            isinstance(a, dict) and "tensor" in a and a.get("buffer") == wanted
             for a in self.args.values()
         )
-
-
-_in_launch = [0]
-
-
-def _record(seen: list[Launch], kernel: str, arg_names: list[str], args, kwargs, grid) -> None:
-    named = dict(zip(arg_names, args, strict=False)) | kwargs
-    shape = grid(named) if callable(grid) else grid
-    seen.append(Launch(kernel, tuple(int(g) for g in shape), named))
-
-
-@contextlib.contextmanager
-def _counting_as_launch():
-    _in_launch[0] += 1
-    try:
-        yield
-    finally:
-        _in_launch[0] -= 1
-
-
-@contextlib.contextmanager
-def launches() -> Iterator[list[Launch]]:
-    """Record every Triton launch made inside the block (autotuned kernels included).
-
-    Hooks the two places every launch passes through in triton 3.4 to 3.8: JITFunction.run
-    (compiled kernels) and the interpreter's GridExecutor.__call__.
-    """
-    from triton.runtime.interpreter import GridExecutor
-    from triton.runtime.jit import JITFunction
-
-    seen: list[Launch] = []
-    jit_run, interpret_call = JITFunction.run, GridExecutor.__call__
-
-    def run(self, *args, grid, warmup, **kwargs):
-        if not warmup:
-            _record(seen, self.__name__, self.arg_names, args, kwargs, grid)
-        with _counting_as_launch():
-            return jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
-
-    def call(self, *args, **kwargs):
-        _record(seen, self.fn.__name__, self.arg_names, args, kwargs, self.grid)
-        with _counting_as_launch():
-            return interpret_call(self, *args, **kwargs)
-
-    JITFunction.run, GridExecutor.__call__ = run, call
-    try:
-        yield seen
-    finally:
-        JITFunction.run, GridExecutor.__call__ = jit_run, interpret_call
-
-
-@contextlib.contextmanager
-def reads_outside(guarded: dict[str, "Guarded"]) -> Iterator[dict[str, set[int]]]:
-    """On the interpreter, record the loads that read a guarded tensor's padding.
-
-    A load past the end of an input whose lanes are never stored leaves the result right, so
-    no canary can see it; the interpreter can, because its loads go through Python. Yields, per
-    tensor name, the offsets (relative to element 0) of padding elements that were read. On a
-    GPU it records nothing.
-    """
-    found: dict[str, set[int]] = {name: set() for name in guarded}
-    if runtime.current().is_gpu:
-        yield found
-        return
-    import numpy as np
-    from triton.runtime.interpreter import InterpreterBuilder
-
-    regions = [
-        (name, g.buffer.data_ptr(), g.buffer.element_size(), g._inside.numpy())
-        for name, g in guarded.items()
-    ]
-    original = InterpreterBuilder.create_masked_load
-
-    def checked_load(self, ptrs, mask, *rest):
-        addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
-        for name, start, size, inside in regions:
-            element = (addresses[(addresses >= start)] - start) // size
-            element = element[element < inside.size]
-            found[name].update((element[~inside[element]] - GUARD).tolist())
-        return original(self, ptrs, mask, *rest)
-
-    InterpreterBuilder.create_masked_load = checked_load
-    try:
-        yield found
-    finally:
-        InterpreterBuilder.create_masked_load = original
-
-
-class TorchSpy(TorchDispatchMode):
-    """Records the names of torch operations run outside Triton launches (e.g. "add", "mm")."""
-
-    def __init__(self):
-        super().__init__()
-        self.ops: list[str] = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not _in_launch[0]:
-            self.ops.append(func.overloadpacket.__name__)
-        return func(*args, **(kwargs or {}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,10 +331,6 @@ def compare(
 # ---------------------------------------------------------------------------------------------
 
 
-# torch operations that could compute a matrix product behind the kernel's back (T3, T4)
-MATMUL_OPS = frozenset({"mm", "matmul", "bmm", "addmm", "dot", "einsum", "mul", "sum", "copy_"})
-
-
 # Compiler and runtime errors a learner meets (a regular expression each), and what they
 # usually mean.
 _KNOWN_ERRORS = {
@@ -475,15 +384,15 @@ class Case:
     """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
 
     name: str
-    fn: Callable[..., torch.Tensor]
+    fn: RemoteFunction
     inputs: dict[str, Guarded]
     out: Guarded
     expected: torch.Tensor
     tol: Tolerance
     hints: Hints
-    forbidden_ops: frozenset[str]
     owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
     kwargs: dict = field(default_factory=dict)
+    config: int | None = None  # on a GPU, the index of the only autotune config to try
 
 
 def _where(offsets: list[int], span: int) -> str:
@@ -508,35 +417,61 @@ def _where(offsets: list[int], span: int) -> str:
 
 @dataclass
 class Watched:
-    result: object
+    """One call, as the runner reports it."""
+
+    returned: Returned
     launches: list[Launch]
     torch_ops: list[str]
-    reads_outside: dict[str, set[int]]
+    reads_outside: dict[str, list[int]]
 
 
-def watch(fn: Callable, *args, guarded: dict[str, Guarded] | None = None, **kwargs) -> Watched:
-    """Call fn, recording the Triton launches it made, the torch ops it ran and (on the
-    interpreter) its loads from the padding of the `guarded` tensors."""
-    spy = TorchSpy()
-    with launches() as seen, reads_outside(guarded or {}) as reads, spy:
-        result = fn(*args, **kwargs)
-    if runtime.current().is_gpu:
-        torch.cuda.synchronize()
-    return Watched(result, seen, spy.ops, reads)
+def watch(case: Case, *, with_out: bool) -> Watched:
+    """Call the case's function in the runner on the case's buffers (and `out=` if with_out)."""
+    kwargs = dict(case.kwargs)
+    guarded = {name: g.tensor for name, g in case.inputs.items()}
+    if with_out:
+        kwargs["out"] = case.out.tensor
+        guarded["out"] = case.out.tensor
+    reply = case.fn.call(
+        [g.tensor for g in case.inputs.values()], kwargs, guarded, config=case.config
+    )
+    launches = reply.get("launches") if isinstance(reply.get("launches"), list) else []
+    ops = reply.get("torch_ops") if isinstance(reply.get("torch_ops"), list) else []
+    reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
+    return Watched(
+        Returned.from_reply(reply),
+        [Launch.from_record(r) for r in launches],
+        [str(op)[:100] for op in ops],
+        {
+            name: [o for o in offsets if isinstance(o, int)]
+            for name, offsets in reads.items()
+            if name in guarded and isinstance(offsets, list)
+        },
+    )
 
 
-def kernel_did_the_work(
-    seen: list[Launch], ops: list[str], forbidden: frozenset[str], hints: Hints
-) -> str | None:
-    """None when a Triton kernel ran and torch computed nothing forbidden, else why not."""
-    used = sorted(set(ops) & forbidden)
-    if not seen:
-        torch_note = f" It ran torch operations instead: {', '.join(used)}." if used else ""
+# torch operations that only move data: a host function that needs them copies an operand (or
+# the result) instead of reading and writing it through its strides
+_COPIES = {"copy_", "clone", "_to_copy", "contiguous", "to", "_copy_from"}
+
+
+def kernel_did_the_work(watched: Watched, hints: Hints) -> str | None:
+    """None when a Triton kernel ran and torch computed nothing, else why not."""
+    ops = watched.torch_ops
+    if not watched.launches:
+        torch_note = f" It ran torch operations instead: {', '.join(ops)}." if ops else ""
         return f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
-    if used:
+    computed = [op for op in ops if op not in _COPIES]
+    if computed:
         return (
-            f"the result was computed with torch ({', '.join(used)}) instead of only by "
+            f"the result was computed with torch ({', '.join(computed)}) instead of only by "
             f"the kernel. {hints.no_launch}"
+        )
+    if ops:
+        return (
+            f"torch copied a tensor outside the kernel ({', '.join(ops)}): the kernel must "
+            "read its operands and write its result where they are, through their strides, "
+            "not through a copy."
         )
     return None
 
@@ -545,57 +480,51 @@ def check_allocates(case: Case) -> None:
     """Call the learner's function without out=: it must launch its kernel and return a new
     tensor with the expected shape, dtype, device and values, leaving the inputs alone."""
     call = f"{case.fn.__name__}({', '.join(case.inputs)}) without out="
-    inputs = [g.tensor for g in case.inputs.values()]
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    watched = watch(case.fn, *inputs, **case.kwargs)
+    watched = watch(case, with_out=False)
 
     def fail(message: str) -> None:
         pytest.fail(f"case {case.name}: {call}: {message}", pytrace=False)
 
-    cheated = kernel_did_the_work(
-        watched.launches, watched.torch_ops, case.forbidden_ops, case.hints
-    )
+    cheated = kernel_did_the_work(watched, case.hints)
     if cheated:
         fail(cheated)
-    result, want = watched.result, case.expected
-    if not isinstance(result, torch.Tensor):
-        fail(f"returned {type(result).__name__}, not a tensor.")
-    if (result.shape, result.dtype, result.device.type) != (
-        want.shape,
-        want.dtype,
-        inputs[0].device.type,
-    ):
+    got, want = watched.returned, case.expected
+    if got.type != "Tensor":
+        fail(f"returned {got.type}, not a tensor.")
+    expected = (tuple(want.shape), _dtype_name(want.dtype), want.device.type)
+    if (got.shape, got.dtype, got.device) != expected:
         fail(
-            f"returned {tuple(result.shape)} {result.dtype} on {result.device}; expected a "
-            f"new {tuple(want.shape)} {want.dtype} tensor on {inputs[0].device}."
+            f"returned {got.shape} {got.dtype} on {got.device}; expected a new "
+            f"{expected[0]} {expected[1]} tensor on {expected[2]}."
         )
-    if any(
-        result.untyped_storage().data_ptr() == g.buffer.untyped_storage().data_ptr()
-        for g in case.inputs.values()
-    ):
+    if got.aliases_buffer is not None:
         fail("returned one of its inputs: allocate a new output tensor.")
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
             fail(f"changed its input {name}: write into a new tensor instead.")
+    result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
+    case.fn.fetch_into(result)
     report = compare(result, want, case.tol)
     if report:
         fail(f"returned wrong values.\n{report}")
 
 
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
 def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    inputs = (g.tensor for g in case.inputs.values())
-    guarded = case.inputs | {"out": case.out}
-    watched = watch(case.fn, *inputs, out=case.out.tensor, guarded=guarded, **case.kwargs)
-    fail = _failure(case, watched, before)
+    fail = _failure(case, watch(case, with_out=True), before)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
 def _failure(case: Case, watched: Watched, before: dict) -> str | None:
-    result, seen = watched.result, watched.launches
-    cheated = kernel_did_the_work(seen, watched.torch_ops, case.forbidden_ops, case.hints)
+    seen = watched.launches
+    cheated = kernel_did_the_work(watched, case.hints)
     if cheated:
         return cheated
     out = case.out.tensor
@@ -604,7 +533,7 @@ def _failure(case: Case, watched: Watched, before: dict) -> str | None:
             "no kernel launch was given the output tensor `out`: the kernel must write "
             "the result into `out`."
         )
-    if not isinstance(result, torch.Tensor) or result.data_ptr() != out.data_ptr():
+    if not watched.returned.is_out:
         return "when `out` is given, the function must write into it and return it."
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])

@@ -6,6 +6,7 @@ a drill that crashes, hangs or cannot be imported never costs another drill its 
 import ast
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -85,14 +86,30 @@ def test_every_drill_has_its_files(drill):
 
 T1 = catalog.find("t1")
 
-# Segfaults on the interpreter, an illegal address on a GPU, but only for n == 1000, so the
-# grader must resume the other checks in a fresh process after each crash.
-CRASHES_AT_1000 = """
+# A correct add, for the sources below to build on: they are graded as learner files, which
+# cannot import the repository.
+CORRECT_ADD = """
 import triton
 import triton.language as tl
 
-from solutions.t1_add import add as correct_add
 
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)
+
+
+def correct_add(x, y, out=None):
+    out = x.new_empty(x.shape) if out is None else out
+    add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK_SIZE=1024)
+    return out
+"""
+
+# Segfaults on the interpreter, an illegal address on a GPU, but only for n == 1000, so the
+# grader must resume the other checks with a fresh runner after each crash.
+CRASHES_AT_1000 = CORRECT_ADD + """
 
 @triton.jit
 def far_away_kernel(x_ptr, out_ptr):
@@ -106,10 +123,12 @@ def add(x, y, out=None):
     return correct_add(x, y, out)
 """
 
-HANGS = """
+HANGS = CORRECT_ADD + """
+
 def add(x, y, out=None):
     while True:
         pass
+    return correct_add(x, y, out)
 """
 
 SYNTAX_ERROR = """
@@ -133,7 +152,7 @@ def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
     checks = {c.name: c for c in result.checks}
     assert result.status == "crashed"
     assert checks["masks the tail (n not a multiple of BLOCK_SIZE)"].status == "crashed"
-    # checks without n == 1000 were graded in a fresh process and kept their points
+    # checks without n == 1000 were graded by a fresh runner and kept their points
     assert checks["adds two vectors"].status == "passed"
     assert checks["launches its Triton kernel (no torch arithmetic)"].status == "passed"
     assert 0 < result.score < 100
@@ -228,3 +247,113 @@ def test_fp16_accumulator_compile_error_is_explained():
     )
     assert "float32" in explain(message)
     assert explain(message.replace("tl.dot(a, a, acc)", "tl.load(a_ptr)")) == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts come from what the judge saw, and interruptions leave nothing behind
+# ---------------------------------------------------------------------------------------------
+
+
+def _run(collected: list[tuple[str, int]], results: dict[str, tuple[str, str]], **kw):
+    """A _Run as the judge's events would make it: (check, points) per case, and
+    {nodeid: (outcome, kind)}."""
+    run = grading._Run(**kw)
+    run.collected = [
+        {"nodeid": f"case{i}", "check": check, "points": points}
+        for i, (check, points) in enumerate(collected)
+    ]
+    for nodeid, (outcome, kind) in results.items():
+        run.results[nodeid] = {
+            "nodeid": nodeid, "check": next(c["check"] for c in run.collected
+                                            if c["nodeid"] == nodeid),
+            "outcome": outcome, "kind": kind, "message": "m", "case": "",
+        }
+    return run
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        _run([("a", 50), ("b", 50)], {"case0": ("passed", "")}, problem="judge died"),
+        _run([("a", 50), ("b", 50)], {"case0": ("passed", "")}, timed_out=True),
+        _run([("a", 50), ("b", 50)], {"case0": ("failed", "crashed"), "case1": ("passed", "")}),
+        _run([], {}, problem="died before collecting"),
+    ],
+    ids=["judge-died", "timed-out", "case-crashed", "nothing-collected"],
+)
+def test_a_crashed_or_timed_out_drill_never_has_full_marks(run):
+    checks = grading._check_results(run)
+    status = grading._drill_status(checks, run)
+    score = sum(c.score for c in checks)
+    assert status in ("crashed", "timeout")
+    assert score < 100
+
+
+def test_the_events_stream_is_capped_and_validated():
+    good = json.dumps({"event": "start", "nodeid": "a"})
+    lines = [
+        good,
+        "not json",
+        json.dumps({"event": "result", "nodeid": "a", "outcome": "passed!!", "kind": "",
+                    "message": "", "case": ""}),
+        json.dumps({"event": "collected", "items": [{"nodeid": "a", "check": "c",
+                                                      "points": 10_000}]}),
+        json.dumps(["event"]),
+        "x" * (grading.MAX_EVENT_LINE + 1),
+    ]
+    events = grading._read_events(iter(line + "\n" for line in lines))
+    assert events == [json.loads(good)]
+    flood = (good + "\n" for _ in range(grading.MAX_EVENT_BYTES // len(good) + 10))
+    assert len(grading._read_events(flood)) <= grading.MAX_EVENT_BYTES // len(good)
+
+
+# The learner's file notes the pid of the runner that imported it, then hangs.
+HANGS_AND_SAYS_WHERE = HANGS + """
+import os
+import signal
+
+with open(os.path.join(os.environ["TMPDIR"], "runner.pid"), "w") as f:
+    f.write(str(os.getpid()))
+"""
+
+
+def test_ctrl_c_stops_every_process_and_says_so_in_one_line(tmp_path):
+    impl = write_impl(tmp_path / "impl", HANGS_AND_SAYS_WHERE)
+    env = dict(os.environ, NO_COLOR="1", TMPDIR=str(tmp_path))
+    grader_process = subprocess.Popen(
+        [sys.executable, "grader.py", "t1", "--impl", impl, "--json", str(tmp_path / "r.json")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pid_file = tmp_path / "runner.pid"
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pid_file.exists(), "the runner never imported the file"
+    time.sleep(0.5)
+    grader_process.send_signal(signal.SIGINT)
+    out, err = grader_process.communicate(timeout=60)
+    assert grader_process.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err + out
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.json").exists()
+    runner = int(pid_file.read_text())
+    time.sleep(0.5)
+    assert not Path(f"/proc/{runner}").exists(), "the runner outlived the grader"
+
+
+def test_a_malformed_state_file_is_reset_with_a_warning(tmp_path, monkeypatch, capsys):
+    from drills import state
+
+    monkeypatch.setattr(state, "STATE", tmp_path / ".drills" / "state.json")
+    state.STATE.parent.mkdir()
+    for text in ("{not json", '{"grades": []}', '{"hints": {"t1": "many"}}', "[]"):
+        state.STATE.write_text(text)
+        assert state.load() == {}
+        assert "starting afresh" in capsys.readouterr().err
+    state.set_hints_shown(T1, 2)
+    assert state.hints_shown(T1) == 2
+    assert list(state.STATE.parent.iterdir()) == [state.STATE]  # no temporary left behind

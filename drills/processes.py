@@ -1,0 +1,118 @@
+"""Processes the grader starts, and making sure none outlives it (Linux; elsewhere, best effort).
+
+A learner's code can fork, start a new session and outlive its parent. The judge and the grader
+make themselves child subreapers, so such orphans stay their descendants, and kill every
+descendant when they are done. They also make themselves non-dumpable, so that a process of the
+same user cannot read or write their memory or open their file descriptors through /proc.
+"""
+
+import ctypes
+import os
+import signal
+import subprocess
+import time
+
+_PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def guard_this_process() -> None:
+    """Keep orphans of our children as our descendants, and our memory and fds to ourselves."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(_PR_SET_DUMPABLE, 0)
+
+
+def descendants(root: int | None = None) -> list[int]:
+    """Every process below `root` (default: this one), from /proc."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # the command name is in parentheses and may hold spaces: ppid follows the last ')'
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants(root: int | None = None) -> None:
+    """SIGKILL every descendant, until none is left (a forking loop gets a few rounds)."""
+    for _ in range(20):
+        pids = descendants(root)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap()
+        time.sleep(0.01)
+
+
+def _reap() -> None:
+    """Collect exit statuses of orphans re-parented to us (we are their subreaper)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_tree(process: subprocess.Popen) -> None:
+    """Kill a child, its process group and everything below it, and wait for it."""
+    below = descendants(process.pid)
+    for pid in [process.pid, *below]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
+
+
+def death(returncode: int | None) -> str:
+    """How a process ended, in words a learner can act on."""
+    if returncode is None:
+        return "the process did not end."
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        if name == "SIGSEGV":
+            return (
+                "the process crashed with a segmentation fault (SIGSEGV). On the CPU "
+                "interpreter this is what a load or store far outside a tensor does: "
+                "check your masks and offsets."
+            )
+        if name == "SIGABRT":
+            return (
+                "the process aborted (SIGABRT). On the CPU interpreter this is usually "
+                "memory corrupted earlier by a store outside a tensor: check the masks on "
+                "your stores."
+            )
+        if name == "SIGXCPU":
+            return "the process used up its CPU time limit (SIGXCPU)."
+        return f"the process was killed by {name}."
+    return f"the process exited with status {returncode}."
