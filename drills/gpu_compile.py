@@ -20,11 +20,8 @@ import subprocess
 import sys
 import weakref
 
-import pytest
-
-from drills import catalog, runtime
-from drills.remote import LearnerCode
-from drills.testing import Case, Launch, explain, kernel_did_the_work, watch
+from drills import catalog
+from drills.errors import explain
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
 _OPTIONS = ("num_warps", "num_stages")
@@ -74,32 +71,37 @@ class KernelModule:
     """The learner's @triton.jit functions (the vetted text of kernel_module), compiled."""
 
     def __init__(self, text: str, shown_as: str, left_out: list[str]):
+        import linecache
+
+        # triton reads a kernel's source through inspect: let it find this text
+        linecache.cache[shown_as] = (len(text), None, text.splitlines(keepends=True), shown_as)
         namespace: dict = {"__name__": "learner_kernels"}
         exec(compile(text, shown_as, "exec"), namespace)  # noqa: S102 - vetted by drills.source
         self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
         self.left_out = left_out
 
-    def compile(self, launch: Launch) -> str | None:
+    def compile(self, launch: dict) -> str | None:
         """None if the launch compiles for sm_90, else the compiler's message and a hint."""
         import triton
         from triton.backends.compiler import GPUTarget
 
-        kernel = self.kernels.get(launch.kernel)
+        kernel = self.kernels.get(launch["kernel"])
         if kernel is None:
             left_out = "; ".join(self.left_out)
             return (
-                f"{launch.kernel} is not a @triton.jit function the judge could read in your "
+                f"{launch['kernel']} is not a @triton.jit function the judge could read in your "
                 f"file{': ' + left_out if left_out else ''}"
             )
         signature, constexprs = {}, {}
         for param in kernel.params:
-            value = launch.args.get(param.name, param.default)
+            value = launch["args"].get(param.name, param.default)
             if param.is_constexpr or value is None:
                 signature[param.name] = "constexpr"
                 constexprs[param.name] = _constexpr(value)
             else:
                 signature[param.name] = _type_of(value)
-        options = {k: launch.args[k] for k in _OPTIONS if isinstance(launch.args.get(k), int)}
+        args = launch["args"]
+        options = {k: args[k] for k in _OPTIONS if isinstance(args.get(k), int)}
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
         try:
             triton.compile(source, target=GPUTarget(*SM90), options=options)
@@ -130,7 +132,7 @@ class Compiler:
             text=True,
         )
 
-    def failures(self, code: LearnerCode, launches: list[Launch]) -> list[str]:
+    def failures(self, code, launches: list) -> list[str]:
         text, left_out = code.source.kernel_module()
         distinct = []
         for launch in launches:
@@ -157,22 +159,28 @@ class Compiler:
         return death(self.process.wait())
 
 
-_compilers: "weakref.WeakKeyDictionary[LearnerCode, Compiler]" = weakref.WeakKeyDictionary()
+_compilers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LearnerCode -> Compiler
 
 
-def failures(code: LearnerCode, launches: list[Launch]) -> list[str]:
+def failures(code, launches: list) -> list[str]:
     """Compile each distinct launch; the messages of those that fail."""
     if code not in _compilers or _compilers[code].process.poll() is not None:
         _compilers[code] = Compiler()
     return _compilers[code].failures(code, launches)
 
 
-def check_compiles(case: Case) -> None:
-    """Fail the test unless every kernel the case launches compiles for a GPU.
+def check_compiles(case) -> None:
+    """Fail the test unless every kernel the case (a drills.testing.Case) launches compiles
+    for a GPU.
 
     On a GPU, launching compiles for real, so running the case is the check. On the
     interpreter, the case's launches are compiled for sm_90 by the judge.
     """
+    import pytest
+
+    from drills import runtime
+    from drills.testing import kernel_did_the_work, watch
+
     watched = watch(case, with_out=True)
     cheated = kernel_did_the_work(watched, case.hints)
     if cheated:
@@ -196,7 +204,7 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001 - e.g. a constant the kernels need was left out
             print(json.dumps([f"the kernels could not be read: {type(e).__name__}: {e}"]))
             continue
-        launches = [Launch.from_record(r) for r in request["launches"]]
+        launches = [r for r in request["launches"] if isinstance(r, dict)]
         errors = [e for e in (module.compile(launch) for launch in launches) if e]
         print(json.dumps(errors), flush=True)
     return 0

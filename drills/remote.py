@@ -203,6 +203,7 @@ class Runner:
         user = {}
         if self.sandbox.user:
             user = {"user": self.sandbox.user[0], "group": self.sandbox.user[1], "extra_groups": []}
+        command = own_namespaces() + command
         self.log = open(self.folder / "output.log", "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             command,
@@ -239,12 +240,16 @@ class Runner:
 
     # -- requests --------------------------------------------------------------------------
 
-    def request(self, op: str, case_limit: float, **fields) -> dict:
-        """Send one op; its reply, or a LearnerError saying why there is none."""
+    def start_once(self) -> None:
+        """Start the runner unless it runs; an import error, once seen, is final."""
         if self.import_error:
             raise self.import_error
         if self.process is None:
             self._start()
+
+    def request(self, op: str, case_limit: float, **fields) -> dict:
+        """Send one op; its reply, or a LearnerError saying why there is none."""
+        self.start_once()
         message = _Message()
         body = {"op": op, **{k: _specs(message, v) for k, v in fields.items()}}
         body["buffers"] = message.table
@@ -317,6 +322,28 @@ class Runner:
         line = error.get("line")
         where = f"\n    at {self.shown_as}, line {line}: {error.get('code', '')}" if line else ""
         return f"importing {self.shown_as} failed: {kind}: {text}{where}"
+
+
+# New user, pid and mount namespaces (util-linux's unshare): inside, the runner is process 1 and
+# sees no process of the grader's, so it can neither find nor signal one; and when it ends, the
+# kernel ends everything it started.
+NAMESPACES = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
+              "--kill-child"]
+_namespaces: list[list[str]] = []
+
+
+def own_namespaces() -> list[str]:
+    """The command prefix that runs a runner in namespaces of its own, or [] where this
+    machine does not allow them (no unshare; user namespaces turned off)."""
+    if not _namespaces:
+        try:
+            works = subprocess.run(
+                [*NAMESPACES, "true"], capture_output=True, timeout=30, check=False
+            ).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            works = False
+        _namespaces.append(NAMESPACES if works else [])
+    return _namespaces[0]
 
 
 def _specs(message: _Message, value):
@@ -416,15 +443,16 @@ class LearnerCode:
                 f"can be graded:\n{listed}\nA host function needs only torch (to allocate, "
                 "view and describe tensors) and triton (to launch the kernel).",
             )
+
+    def request(self, op: str, entry: str, **fields) -> dict:
+        self.check_readable(entry)
+        self.runner.start_once()  # an import error, the runner's to find, comes first
         if not self.source.launches_kernel(entry):
             raise LearnerError(
                 "failed",
                 f"no Triton kernel launch was found in {entry}() or the functions it calls: "
                 "launch your @triton.jit kernel with kernel[grid](...).",
             )
-
-    def request(self, op: str, entry: str, **fields) -> dict:
-        self.check_readable(entry)
         return self.runner.request(op, self.case_limit, **fields)
 
     def configs(self) -> dict:

@@ -1,0 +1,35 @@
+"""What the errors a learner meets usually mean (no torch here: the compile child uses it)."""
+
+import re
+
+# Compiler and runtime errors a learner meets (a regular expression each), and what they
+# usually mean.
+_KNOWN_ERRORS = {
+    # On a GPU (triton <= 3.7), tl.dot(a, b, acc) asserts, without a message, that acc has the
+    # dot's output type (float32 unless out_dtype says otherwise): the compile error is only
+    # the source, ending with a caret under the tl.dot.
+    r"tl\.dot\([^\n]*\n *\^\s*(?:AssertionError\(\)\s*)?$": "tl.dot(a, b, acc) needs acc in its "
+    "output type, float32 by default: an fp16 accumulator is refused on a GPU. Start it as "
+    "tl.zeros(..., dtype=tl.float32) and convert once after the loop.",
+    r"Unsupported function referenced|Cannot access global variable": "A kernel can only "
+    "use module-level names that are @triton.jit functions or tl.constexpr values (NAME = "
+    "tl.constexpr(...)): decorate the helper, or pass the value in as an argument. The "
+    "interpreter runs plain Python, so only a GPU compiler refuses this.",
+    r"Loop-carried variable": "A variable changes type inside a loop: an accumulator "
+    "started as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and "
+    "convert once after the loop.",
+    r"K >= 16": "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_SIZE_K >= 16) "
+    "for 16-bit inputs; the interpreter accepts smaller ones.",
+    r"arange's range must be a power of 2": "Block sizes must be powers of two: round up "
+    "with triton.next_power_of_2 and mask the extra lanes.",
+    r"illegal memory access": "A load or store reached an address outside every tensor: "
+    "check the masks and the offsets (and int32 offsets past 2^31).",
+}
+
+
+def explain(message: str) -> str:
+    """What an error message usually means for a learner, or "" if it is not a known one."""
+    for pattern, meaning in _KNOWN_ERRORS.items():
+        if re.search(pattern, message):
+            return meaning
+    return ""
