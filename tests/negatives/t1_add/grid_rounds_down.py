@@ -4,10 +4,25 @@ import torch
 import triton
 import triton.language as tl
 
-from solutions.t1_add import check_inputs
-
 LOSES = ["masks the tail (n not a multiple of BLOCK_SIZE)", "handles tiny sizes down to 1"]
 SAYS = "never written"
+
+
+def check_inputs(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None) -> None:
+    """Reject what add_kernel cannot handle, with a message that says what was wrong."""
+    tensors = {"x": x, "y": y} if out is None else {"x": x, "y": y, "out": out}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {tuple(t.shape)}")
+        if not t.is_contiguous():
+            raise ValueError(f"{name} must be contiguous (the kernel assumes stride 1)")
+        if t.shape != x.shape or t.dtype != x.dtype or t.device != x.device:
+            raise ValueError(
+                f"{name} must match x: got {tuple(t.shape)} {t.dtype} on {t.device}, "
+                f"x is {tuple(x.shape)} {x.dtype} on {x.device}"
+            )
 
 
 @triton.jit

@@ -4,10 +4,39 @@ import torch
 import triton
 import triton.language as tl
 
-from solutions.t2_softmax import check_inputs
-
 LOSES = ["writes every row (row counts that do not divide evenly)"]
 SAYS = "never written"
+
+
+# The whole row lives in one block: past 64K columns it no longer fits in registers.
+MAX_COLS = 65536
+
+
+def check_inputs(x: torch.Tensor, out: torch.Tensor | None) -> None:
+    """Reject what softmax_kernel cannot handle, with a message that says what was wrong."""
+    tensors = {"x": x} if out is None else {"x": x, "out": out}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D (rows, columns), got shape {tuple(t.shape)}")
+        if t.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            raise TypeError(f"{name} must be fp32, fp16 or bf16, got {t.dtype}")
+        if t.shape[1] > 1 and t.stride(1) != 1:
+            raise ValueError(
+                f"{name} must have contiguous rows (stride 1 along the last dimension), got "
+                f"strides {t.stride()}: call .contiguous() first"
+            )
+        if t.shape != x.shape or t.dtype != x.dtype or t.device != x.device:
+            raise ValueError(
+                f"{name} must match x: got {tuple(t.shape)} {t.dtype} on {t.device}, "
+                f"x is {tuple(x.shape)} {x.dtype} on {x.device}"
+            )
+    if x.shape[1] > MAX_COLS:
+        raise ValueError(
+            f"rows of {x.shape[1]} columns are longer than this kernel's limit of {MAX_COLS}: "
+            "it holds a whole row in one block (content/t2_softmax.md explains the way past it)"
+        )
 
 
 @triton.jit

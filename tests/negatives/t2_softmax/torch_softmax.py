@@ -4,7 +4,7 @@ import torch
 
 LOSES = ["launches its Triton kernel (no torch softmax) and allocates its result"]
 MAX_SCORE = 0
-SAYS = "no Triton kernel was launched"
+SAYS = "uses torch.softmax"
 
 
 def softmax(x, out=None):

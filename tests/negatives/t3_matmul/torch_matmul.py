@@ -1,12 +1,12 @@
-"""Calls torch.matmul and launches nothing."""
+"""Multiplies with the @ operator and launches nothing."""
 
 import torch
 
 LOSES = ["launches its Triton kernel (no torch matmul) and allocates its result"]
 MAX_SCORE = 0
-SAYS = "no Triton kernel was launched"
+SAYS = "no Triton kernel launch was found in matmul()"
 
 
 def matmul(a, b, out=None):
-    result = torch.matmul(a, b)
+    result = a @ b
     return result if out is None else out.copy_(result)

@@ -1,13 +1,69 @@
 """Masks only M and N in the loads: the last K step reads past the end of K."""
 
+import os
+
 import torch
 import triton
 import triton.language as tl
 
-from solutions.t4_matmul import CONFIGS, check_inputs
-
 LOSES = ["masks the K tail"]
 SAYS = "K"
+
+
+# Autotuning times every config on a GPU: Triton tutorial 03's list, plus 128 x 256 and
+# 256 x 128 with 4 stages and 256 x 128 with 3, which won at 4096^3, 8192^3 and b = w.t() on an
+# H200 (content/experiments/t4_square.py). The interpreter has nothing to time, so it gets one
+# small config, whose blocks (32 x 16) no hard-coded grid is likely to match.
+GPU_CONFIGS = [
+    triton.Config(
+        {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8},
+        num_stages=stages,
+        num_warps=warps,
+    )
+    for bm, bn, bk, stages, warps in [
+        (128, 256, 64, 3, 8),
+        (128, 256, 64, 4, 8),
+        (256, 128, 64, 3, 8),
+        (256, 128, 64, 4, 8),
+        (64, 256, 32, 4, 4),
+        (128, 128, 32, 4, 4),
+        (128, 64, 32, 4, 4),
+        (64, 128, 32, 4, 4),
+        (128, 32, 32, 4, 4),
+        (64, 32, 32, 5, 2),
+        (32, 64, 32, 5, 2),
+    ]
+]
+INTERPRETER_CONFIG = triton.Config(
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 2}
+)
+# decided at import, like the kernels: @triton.jit reads TRITON_INTERPRET when it decorates
+INTERPRETING = os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "yes", "on")
+CONFIGS = [INTERPRETER_CONFIG] if INTERPRETING else GPU_CONFIGS
+
+
+def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
+    """Reject what matmul_kernel cannot handle, with a message that says what was wrong."""
+    for name, t in {"a": a, "b": b}.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+        if t.dtype != torch.float16:
+            raise TypeError(f"{name} must be fp16, got {t.dtype}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            f"a is {tuple(a.shape)} and b is {tuple(b.shape)}: a's columns must equal b's rows"
+        )
+    if a.device != b.device:
+        raise ValueError(f"a is on {a.device} and b on {b.device}")
+    if out is not None:
+        shape = (a.shape[0], b.shape[1])
+        if out.shape != shape or out.dtype != torch.float16 or out.device != a.device:
+            raise ValueError(
+                f"out must be a {shape} fp16 tensor on {a.device}, got {tuple(out.shape)} "
+                f"{out.dtype} on {out.device}"
+            )
 
 
 @triton.jit

@@ -4,7 +4,35 @@ import torch
 import triton
 import triton.language as tl
 
-from solutions.t3_matmul import check_inputs
+
+def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
+    """Reject what matmul_kernel cannot handle, with a message that says what was wrong."""
+    for name, t in {"a": a, "b": b}.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+        if t.dtype != torch.float16:
+            raise TypeError(f"{name} must be fp16, got {t.dtype}")
+        if not t.is_contiguous():
+            raise ValueError(
+                f"{name} must be row-major and contiguous (strides {t.stride()} given): this "
+                "kernel computes addresses from the shapes alone. Strided and transposed "
+                "inputs (like w.t()) are what t4_matmul handles."
+            )
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            f"a is {tuple(a.shape)} and b is {tuple(b.shape)}: a's columns must equal b's rows"
+        )
+    if a.device != b.device:
+        raise ValueError(f"a is on {a.device} and b on {b.device}")
+    if out is not None:
+        shape = (a.shape[0], b.shape[1])
+        if out.shape != shape or out.dtype != torch.float16 or not out.is_contiguous():
+            raise ValueError(
+                f"out must be a contiguous {shape} fp16 tensor, got "
+                f"{tuple(out.shape)} {out.dtype} with strides {out.stride()}"
+            )
 
 
 @triton.jit
