@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     processes.guard_this_process()
-    confinement = sandboxing.confine() if args.sandbox else None
+    confinement = sandboxing.confine(rt.is_gpu) if args.sandbox else None
     _exit_cleanly_on_signals(confinement)
     try:
         return _grade(args, selected, rt, versions, confinement)
@@ -111,7 +111,7 @@ def _grade(args, selected, rt, versions, confinement) -> int:
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
     title = report.heading(args.impl, rt.description, versions)
     if confinement:
-        title += f"\n{confinement.summary()}"
+        title += f" · {confinement.summary()}"
     print(title, flush=True)
     limit = args.time_limit or grading.DRILL_LIMIT[rt.kind]
     sandbox = confinement.runner_settings(limit) if confinement else None
@@ -129,7 +129,12 @@ def _grade(args, selected, rt, versions, confinement) -> int:
 
         def grade(drill):
             return grading.grade_or_report(
-                drill, impl, rt.kind, args.time_limit, copy=copies[drill.id], guard=guard,
+                drill,
+                impl,
+                rt.kind,
+                args.time_limit,
+                copy=copies[drill.id],
+                guard=guard,
                 sandbox=sandbox,
             )
 

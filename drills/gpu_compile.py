@@ -16,6 +16,7 @@ the runner; they only choose what to compile.
 
 import json
 import os
+import select
 import subprocess
 import sys
 import weakref
@@ -24,6 +25,7 @@ from drills import catalog
 from drills.errors import explain
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
+COMPILE_LIMIT = 120  # seconds for one case's kernels
 _OPTIONS = ("num_warps", "num_stages")
 
 _TRITON_DTYPES = {
@@ -54,16 +56,17 @@ def _type_of(value) -> str:
 
 
 def _constexpr(value):
-    """A recorded constexpr value as the compiler wants it: a dtype (recorded by its triton or
-    torch name) becomes triton's."""
+    """A recorded constexpr value as the compiler wants it: a dtype, recorded by its triton
+    name ("fp32") or its torch name ("float32"), becomes triton's; nothing else is looked up."""
     import triton.language as tl
 
     if isinstance(value, dict) and "dtype" in value:
         name = str(value["dtype"])
+        torch_names = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
         try:
-            return tl.dtype(name)
+            return tl.dtype(torch_names.get(name, name))
         except (ValueError, TypeError, AssertionError):
-            return getattr(tl, name, None)
+            return None
     return value
 
 
@@ -73,10 +76,12 @@ class KernelModule:
     def __init__(self, text: str, shown_as: str, left_out: list[str]):
         import linecache
 
-        # triton reads a kernel's source through inspect: let it find this text
-        linecache.cache[shown_as] = (len(text), None, text.splitlines(keepends=True), shown_as)
+        # triton reads a kernel's source through inspect: let it find this text, under a name
+        # that is no file (the learner's file may have changed since the judge read it)
+        name = f"<kernels of {shown_as}>"
+        linecache.cache[name] = (len(text), None, text.splitlines(keepends=True), name)
         namespace: dict = {"__name__": "learner_kernels"}
-        exec(compile(text, shown_as, "exec"), namespace)  # noqa: S102 - vetted by drills.source
+        exec(compile(text, name, "exec"), namespace)  # noqa: S102 - vetted by drills.source
         self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
         self.left_out = left_out
 
@@ -147,6 +152,11 @@ class Compiler:
         }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], COMPILE_LIMIT)
+        if not ready:
+            self.process.kill()
+            took = f"compiling took over {COMPILE_LIMIT} s: "
+            return [took + "a loop the compiler unrolls (tl.static_range), or a huge constant?"]
         line = self.process.stdout.readline()
         if not line:
             return [f"the compile check itself failed: {self._end()}"]

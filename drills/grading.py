@@ -8,6 +8,7 @@ marked. Every drill is reported, whatever happened, and its score is only ever t
 the checks the judge saw pass.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -215,9 +216,7 @@ def run_suite(
             if c["nodeid"] in run.results or c["check"] in failed_checks
         ]
         returncode, events, log = _run_judge(
-            lambda fds: _judge_command(
-                drill, source, shown_as, fds, case_limit, deadline, sandbox
-            ),
+            lambda fds: _judge_command(drill, source, shown_as, fds, case_limit, deadline, sandbox),
             done,
             deadline,
         )
@@ -296,11 +295,8 @@ def _run_judge(command_for, done: list[str], deadline: float):
 
 
 def _write_all(fd: int, text: str) -> None:
-    with os.fdopen(fd, "w") as f:
-        try:
-            f.write(text)
-        except BrokenPipeError:
-            pass
+    with os.fdopen(fd, "w") as f, contextlib.suppress(BrokenPipeError):
+        f.write(text)
 
 
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
@@ -456,9 +452,7 @@ def grade(
 
 
 def _not_gradable(drill: catalog.Drill, why: str, source: str) -> DrillResult:
-    return DrillResult(
-        drill.id, drill.slug, drill.title, "error", 0.0, 100.0, 0.0, [], why, source
-    )
+    return DrillResult(drill.id, drill.slug, drill.title, "error", 0.0, 100.0, 0.0, [], why, source)
 
 
 def grade_or_report(drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit=None, **kw):

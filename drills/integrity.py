@@ -46,21 +46,26 @@ def _caches(root: Path) -> dict[Path, int]:
 
 
 def _environment(root: Path) -> dict[str, tuple]:
-    """The files of every module loaded here (the judge loads the same ones), their byte-code,
-    and the folders on sys.path (a new .pth file there runs in every later Python). The
-    repository is not part of it: the trusted files cover what of it matters."""
-    paths = set()
-    for module in list(sys.modules.values()):
-        for attr in ("__file__", "__cached__"):
-            path = getattr(module, attr, None)
-            if isinstance(path, str):
-                paths.add(os.path.abspath(path))
-    paths.update(os.path.abspath(p) for p in sys.path if p and os.path.isdir(p))
+    """The source files of every module loaded here (the judge loads the same ones), and the
+    .pth files on sys.path (they run in every later Python). Not byte-code: every Python that
+    imports a module with a stale cache rewrites it, runners included. Not the repository:
+    the trusted files cover what of it matters."""
+    paths = {
+        os.path.abspath(module.__file__)
+        for module in list(sys.modules.values())
+        if isinstance(getattr(module, "__file__", None), str)
+    }
+    for folder in sys.path:
+        if folder and os.path.isdir(folder):
+            paths.update(str(p) for p in Path(folder).glob("*.pth"))
+            paths.add(os.path.join(os.path.abspath(folder), "*.pth"))  # the set of them
     inside = str(root.resolve()) + os.sep
     return {p: _stat(p) for p in paths if not (p + os.sep).startswith(inside)}
 
 
 def _stat(path: str) -> tuple:
+    if path.endswith("*.pth"):
+        return tuple(sorted(p.name for p in Path(path).parent.glob("*.pth")))
     try:
         st = os.stat(path)
     except OSError:

@@ -6,6 +6,7 @@ descendant when they are done. They also make themselves non-dumpable, so that a
 same user cannot read or write their memory or open their file descriptors through /proc.
 """
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -60,10 +61,8 @@ def kill_descendants(root: int | None = None) -> None:
         if not pids:
             return
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         _reap()
         time.sleep(0.01)
 
@@ -83,14 +82,10 @@ def kill_tree(process: subprocess.Popen) -> None:
     """Kill a child, its process group and everything below it, and wait for it."""
     below = descendants(process.pid)
     for pid in [process.pid, *below]:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     process.wait()
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from drills import processes, runtime
+from drills import catalog, processes, runtime
 from drills.source import LearnerSource, SourceError
 from drills.source import read as read_source
 
@@ -203,7 +203,7 @@ class Runner:
         user = {}
         if self.sandbox.user:
             user = {"user": self.sandbox.user[0], "group": self.sandbox.user[1], "extra_groups": []}
-        command = own_namespaces() + command
+        command = confinement() + command
         self.log = open(self.folder / "output.log", "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             command,
@@ -325,25 +325,45 @@ class Runner:
 
 
 # New user, pid and mount namespaces (util-linux's unshare): inside, the runner is process 1 and
-# sees no process of the grader's, so it can neither find nor signal one; and when it ends, the
-# kernel ends everything it started.
-NAMESPACES = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
-              "--kill-child"]
-_namespaces: list[list[str]] = []
+# sees no process of the grader's, so it can neither find nor signal one, and when it ends the
+# kernel ends everything it started. In its mount namespace the repository is read-only and
+# solutions/ and tests/ are empty; then it gives up every capability, so it cannot undo that.
+NAMESPACES = [
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--mount",
+    "--pid",
+    "--fork",
+    "--mount-proc",
+    "--kill-child",
+]
+CONFINE = (
+    'set -e; root="$0"; '
+    'mount --bind "$root" "$root"; mount -o remount,bind,ro "$root"; '
+    'for hidden in solutions tests; do mount -t tmpfs -o ro,size=4k none "$root/$hidden"; done; '
+    'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs "$@"'
+)
+_confinement: list[list[str]] = []
 
 
-def own_namespaces() -> list[str]:
-    """The command prefix that runs a runner in namespaces of its own, or [] where this
-    machine does not allow them (no unshare; user namespaces turned off)."""
-    if not _namespaces:
+def confinement() -> list[str]:
+    """The command prefix that runs a runner confined as above, or [] where this machine does
+    not allow it (no unshare or setpriv; user namespaces turned off): then the runner runs as
+    a plain child, and the integrity guard is what stands between it and the repository."""
+    if not _confinement:
+        prefix = [*NAMESPACES, "sh", "-c", CONFINE, str(catalog.ROOT)]
         try:
-            works = subprocess.run(
-                [*NAMESPACES, "true"], capture_output=True, timeout=30, check=False
-            ).returncode == 0
+            works = (
+                subprocess.run(
+                    [*prefix, "true"], capture_output=True, timeout=30, check=False
+                ).returncode
+                == 0
+            )
         except (OSError, subprocess.SubprocessError):
             works = False
-        _namespaces.append(NAMESPACES if works else [])
-    return _namespaces[0]
+        _confinement.append(prefix if works else [])
+    return _confinement[0]
 
 
 def _specs(message: _Message, value):
@@ -360,9 +380,7 @@ _KEPT_PREFIXES = ("CUDA_", "NVIDIA_", "TRITON_", "OMP_", "MKL_")
 
 
 def runner_environment(folder: Path, sandbox: Sandbox) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if k in _KEPT or k.startswith(_KEPT_PREFIXES)
-    }
+    env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith(_KEPT_PREFIXES)}
     if sandbox.user:
         # another user cannot write this user's home or caches: everything in the folder
         env |= {"HOME": str(folder), "TMPDIR": str(folder)}
@@ -396,7 +414,9 @@ class Returned:
             dtype=str(r.get("dtype", ""))[:50],
             device=str(r.get("device", ""))[:20],
             is_out=r.get("is_out") is True,
-            aliases_buffer=r.get("aliases_buffer") if isinstance(r.get("aliases_buffer"), int) else None,
+            aliases_buffer=r.get("aliases_buffer")
+            if isinstance(r.get("aliases_buffer"), int)
+            else None,
         )
 
 
@@ -467,8 +487,13 @@ class LearnerCode:
         pid_m.fill_(-1)
         pid_n.fill_(-1)
         self.request(
-            "probe", "matmul", pid_m=pid_m, pid_n=pid_n, num_pid_m=num_pid_m,
-            num_pid_n=num_pid_n, group=group,
+            "probe",
+            "matmul",
+            pid_m=pid_m,
+            pid_n=pid_n,
+            num_pid_m=num_pid_m,
+            num_pid_n=num_pid_n,
+            group=group,
         )
         return list(zip(pid_m.tolist(), pid_n.tolist(), strict=True))
 
@@ -483,11 +508,15 @@ class RemoteFunction:
     def call(self, args: list, kwargs: dict, guarded: dict, config: int | None = None) -> dict:
         """Call the function in the runner; the reply, with tensors as views of shared buffers."""
         return self.code.request(
-            "call", self.__name__, fn=self.__name__, args=args, kwargs=kwargs,
-            guarded=guarded, config=config,
+            "call",
+            self.__name__,
+            fn=self.__name__,
+            args=args,
+            kwargs=kwargs,
+            guarded=guarded,
+            config=config,
         )
 
     def fetch_into(self, into: torch.Tensor) -> None:
         """Copy what the last call returned into a tensor of the judge's."""
         self.code.request("fetch", self.__name__, into=into)
-

@@ -70,7 +70,9 @@ def provide_drills_module() -> None:
 def send(sock: socket.socket, message: dict) -> None:
     data = json.dumps(message, default=repr).encode()
     if len(data) > MAX_MESSAGE:
-        data = json.dumps({"ok": False, "error": {"type": "RunnerError", "message": "reply too large"}}).encode()
+        data = json.dumps(
+            {"ok": False, "error": {"type": "RunnerError", "message": "reply too large"}}
+        ).encode()
     sock.sendmsg([data])
 
 
@@ -124,12 +126,56 @@ def materialise(value, buffers: dict):
 # What a correct host function may ask of torch: allocation, views and metadata. Anything else
 # outside a kernel launch computes (or copies) with torch.
 ALLOWED_TORCH_OPS = frozenset(
-    """empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros
-    ones ones_like new_ones full full_like new_full fill_ zero_ view _unsafe_view as_strided t
-    transpose permute expand unsqueeze squeeze select slice narrow alias detach _reshape_alias
-    split split_with_sizes chunk unbind unflatten size stride sym_size sym_stride sym_numel
-    sym_storage_offset numel dim is_contiguous is_same_size lift_fresh
-    _has_compatible_shallow_copy_type""".split()
+    [
+        "empty",
+        "empty_like",
+        "empty_strided",
+        "new_empty",
+        "new_empty_strided",
+        "zeros",
+        "zeros_like",
+        "new_zeros",
+        "ones",
+        "ones_like",
+        "new_ones",
+        "full",
+        "full_like",
+        "new_full",
+        "fill_",
+        "zero_",
+        "view",
+        "_unsafe_view",
+        "as_strided",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "unsqueeze",
+        "squeeze",
+        "select",
+        "slice",
+        "narrow",
+        "alias",
+        "detach",
+        "_reshape_alias",
+        "split",
+        "split_with_sizes",
+        "chunk",
+        "unbind",
+        "unflatten",
+        "size",
+        "stride",
+        "sym_size",
+        "sym_stride",
+        "sym_numel",
+        "sym_storage_offset",
+        "numel",
+        "dim",
+        "is_contiguous",
+        "is_same_size",
+        "lift_fresh",
+        "_has_compatible_shallow_copy_type",
+    ]
 )
 
 
@@ -225,9 +271,9 @@ def torch_spy(evidence: "Evidence"):
     class TorchSpy(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.overloadpacket.__name__
-            if not evidence.in_launch and name not in ALLOWED_TORCH_OPS:
-                if len(evidence.torch_ops) < MAX_OPS and name not in evidence.torch_ops:
-                    evidence.torch_ops.append(name)
+            noted = evidence.in_launch or name in ALLOWED_TORCH_OPS or name in evidence.torch_ops
+            if not noted and len(evidence.torch_ops) < MAX_OPS:
+                evidence.torch_ops.append(name)
             return func(*args, **(kwargs or {}))
 
     return TorchSpy()
@@ -289,7 +335,9 @@ class Runner:
         fn = self.entry(message["fn"])
         args = [materialise(a, buffers) for a in message["args"]]
         kwargs = {k: materialise(v, buffers) for k, v in message["kwargs"].items()}
-        guarded = {name: (buffers[spec["buffer"]], spec) for name, spec in message["guarded"].items()}
+        guarded = {
+            name: (buffers[spec["buffer"]], spec) for name, spec in message["guarded"].items()
+        }
         self.evidence = Evidence()
         self.evidence.tensor_ids = {b.untyped_storage().data_ptr(): i for i, b in buffers.items()}
         reads: dict[str, set] = {}

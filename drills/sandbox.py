@@ -1,9 +1,14 @@
 """`grader.py --sandbox`: what an instructor's deployment adds around the runners.
 
-- Runners run as an unprivileged user (nobody) when the grader runs as root, with limits on
-  CPU time and process count (no address-space limit: CUDA maps a great deal of it).
-- While grading, solutions/ and tests/ are readable by their owner only, so that user cannot
-  read them; the judge's own temporary folders are private from the start.
+Every runner already runs, where the machine allows it, in namespaces of its own (see
+drills.remote.confinement: no view of other processes, a read-only repository without
+solutions/ and tests/, no capabilities). The sandbox adds:
+
+- On the CPU, when the grader runs as root, runners run as an unprivileged user (nobody), and
+  solutions/ and tests/ are readable by their owner only while grading (for machines without
+  namespaces). Not on a GPU: CUDA IPC, which shares the judge's buffers with the runner, fails
+  between users ("mapping of buffer object failed" on an H200, driver of 2026-12).
+- Limits on CPU time and process count (no address-space limit: CUDA maps a great deal of it).
 - When grading ends, every process of that user is killed: nothing outlives the grader.
 
 Where a protection is not available, `Confinement.notes` says which and why, and grading goes
@@ -38,10 +43,17 @@ class Confinement:
         }
 
     def summary(self) -> str:
-        who = f"runners run as {RUNNER_USER} (uid {self.user[0]})" if self.user else (
-            "runners run as this user"
+        who = (
+            f"runners run as {RUNNER_USER} (uid {self.user[0]})"
+            if self.user
+            else ("runners run as this user")
         )
-        return "sandbox: " + who + ("; " + "; ".join(self.notes) if self.notes else "")
+        return (
+            "sandbox: "
+            + who
+            + ", with limits"
+            + ("; " + "; ".join(self.notes) if self.notes else "")
+        )
 
     def hide_sources(self) -> None:
         for name in HIDDEN:
@@ -69,9 +81,21 @@ class Confinement:
             )
 
 
-def confine() -> Confinement:
+def confine(on_gpu: bool) -> Confinement:
     """Set up what this machine allows, and say what it does not."""
+    from drills.remote import confinement as namespaces
+
     confinement = Confinement()
+    if not namespaces():
+        confinement.notes.append(
+            "NO namespaces (unshare or user namespaces unavailable): runners see the grader's "
+            "processes and the repository"
+        )
+    if on_gpu:
+        confinement.notes.append(
+            "NOT as another user on a GPU: CUDA IPC does not share buffers between users"
+        )
+        return confinement
     if os.geteuid() != 0:
         confinement.notes.append(
             "NOT as another user: the grader is not running as root, so runners run as this "

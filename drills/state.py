@@ -33,8 +33,12 @@ def _well_formed(data) -> bool:
     grades, hints = data.get("grades", {}), data.get("hints", {})
     return (
         isinstance(grades, dict)
-        and all(isinstance(g, dict) and isinstance(g.get("source_mtime"), (int, float))
-                and isinstance(g.get("status"), str) for g in grades.values())
+        and all(
+            isinstance(g, dict)
+            and isinstance(g.get("source_mtime"), (int, float))
+            and isinstance(g.get("status"), str)
+            for g in grades.values()
+        )
         and isinstance(hints, dict)
         and all(isinstance(n, int) for n in hints.values())
     )

@@ -12,7 +12,6 @@ torch operations, reads of padding) can only take points away, never give them.
 
 import contextlib
 import math
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 

@@ -131,9 +131,15 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
                     f"at {datetime.datetime.now():%H:%M:%S}...",
                     flush=True,
                 )
-                subprocess.run(
-                    [sys.executable, "grader.py", drill.id], cwd=catalog.ROOT, check=False
+                grading = subprocess.Popen(
+                    [sys.executable, "grader.py", drill.id], cwd=catalog.ROOT
                 )
+                try:
+                    grading.wait()
+                except KeyboardInterrupt:
+                    # Ctrl-C reached the grader too: let it stop what it started, then stop
+                    grading.wait()
+                    raise
                 print(
                     f"\nWatching {path.relative_to(catalog.ROOT)}: save it to check again, "
                     "Ctrl-C to stop.",

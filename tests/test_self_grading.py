@@ -109,7 +109,9 @@ def correct_add(x, y, out=None):
 
 # Segfaults on the interpreter, an illegal address on a GPU, but only for n == 1000, so the
 # grader must resume the other checks with a fresh runner after each crash.
-CRASHES_AT_1000 = CORRECT_ADD + """
+CRASHES_AT_1000 = (
+    CORRECT_ADD
+    + """
 
 @triton.jit
 def far_away_kernel(x_ptr, out_ptr):
@@ -122,14 +124,18 @@ def add(x, y, out=None):
         far_away_kernel[(1,)](x, out)
     return correct_add(x, y, out)
 """
+)
 
-HANGS = CORRECT_ADD + """
+HANGS = (
+    CORRECT_ADD
+    + """
 
 def add(x, y, out=None):
     while True:
         pass
     return correct_add(x, y, out)
 """
+)
 
 SYNTAX_ERROR = """
 def add(x, y, out=None)
@@ -264,9 +270,12 @@ def _run(collected: list[tuple[str, int]], results: dict[str, tuple[str, str]], 
     ]
     for nodeid, (outcome, kind) in results.items():
         run.results[nodeid] = {
-            "nodeid": nodeid, "check": next(c["check"] for c in run.collected
-                                            if c["nodeid"] == nodeid),
-            "outcome": outcome, "kind": kind, "message": "m", "case": "",
+            "nodeid": nodeid,
+            "check": next(c["check"] for c in run.collected if c["nodeid"] == nodeid),
+            "outcome": outcome,
+            "kind": kind,
+            "message": "m",
+            "case": "",
         }
     return run
 
@@ -294,10 +303,19 @@ def test_the_events_stream_is_capped_and_validated():
     lines = [
         good,
         "not json",
-        json.dumps({"event": "result", "nodeid": "a", "outcome": "passed!!", "kind": "",
-                    "message": "", "case": ""}),
-        json.dumps({"event": "collected", "items": [{"nodeid": "a", "check": "c",
-                                                      "points": 10_000}]}),
+        json.dumps(
+            {
+                "event": "result",
+                "nodeid": "a",
+                "outcome": "passed!!",
+                "kind": "",
+                "message": "",
+                "case": "",
+            }
+        ),
+        json.dumps(
+            {"event": "collected", "items": [{"nodeid": "a", "check": "c", "points": 10_000}]}
+        ),
         json.dumps(["event"]),
         "x" * (grading.MAX_EVENT_LINE + 1),
     ]
@@ -308,13 +326,16 @@ def test_the_events_stream_is_capped_and_validated():
 
 
 # The learner's file notes the pid of the runner that imported it, then hangs.
-HANGS_AND_SAYS_WHERE = HANGS + """
+HANGS_AND_SAYS_WHERE = (
+    HANGS
+    + """
 import os
 import signal
 
 with open(os.path.join(os.environ["TMPDIR"], "runner.pid"), "w") as f:
     f.write(str(os.getpid()))
 """
+)
 
 
 def test_ctrl_c_stops_every_process_and_says_so_in_one_line(tmp_path):

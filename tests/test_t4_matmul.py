@@ -131,6 +131,7 @@ def test_grid_follows_config(impl, shape):
 # grouped_tile, probed on its own
 # ---------------------------------------------------------------------------------------------
 
+
 def pid_grid(tiles: list[tuple[int, int]], num_pid_m: int, num_pid_n: int) -> str:
     """Which pid owns each tile, one line per row of tiles: the lesson's pictures."""
     owner = {tile: pid for pid, tile in enumerate(tiles)}
@@ -250,6 +251,8 @@ GELU_HINTS = dataclasses.replace(
     values="In the epilogue, add bias[offs_bn] (one value per column of c) to acc, then apply "
     "GELU, 0.5 * x * (1 + erf(x / sqrt(2))), both in fp32, and only then convert to fp16.",
 )
+
+
 def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
     case = make_case(impl, M, N, K, seed=seed, b_t=b_t, hints=GELU_HINTS)
     gen = torch.Generator(device=device()).manual_seed(seed + 1)
