@@ -1,0 +1,749 @@
+"""drills.source: what the judge learns from a learner's file without running it.
+
+Every correct file in the repository (solutions, stubs, positive controls) must read as clean,
+whatever style it is written in; every way out of the host function that the judge knows of
+must be named, with its line; and the compile-only kernel module must hold the kernels and
+nothing that could run Python the learner chose.
+"""
+
+import linecache
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.runtime.jit import JITFunction
+
+from drills import source
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = sorted((ROOT / "solutions").glob("t*.py"))
+STUBS = sorted((ROOT / "drills" / "stubs").glob("t*.py"))
+POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
+ENTRIES = {"t1_add": "add", "t2_softmax": "softmax", "t3_matmul": "matmul", "t4_matmul": "matmul"}
+
+
+def shown(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def entry_of(path: Path) -> str:
+    """The host function a file's drill calls: positives sit in a folder named for the drill."""
+    return ENTRIES.get(path.stem) or ENTRIES[path.parent.name]
+
+
+def read(path: Path) -> source.LearnerSource:
+    return source.read(path, shown(path))
+
+
+def learner(tmp_path: Path, text: str) -> source.LearnerSource:
+    path = tmp_path / "t1_add.py"
+    path.write_text(textwrap.dedent(text))
+    return source.read(path, "mine/t1_add.py")
+
+
+def load_kernels(text: str) -> dict:
+    """Exec a kernel module as the judge does: its text registered under a name that is no
+    file, so that triton reads the kernels' source from this text, not from a disk the runner
+    can write to."""
+    name = "<kernels>"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    namespace: dict = {"__name__": "learner_kernels"}
+    exec(compile(text, name, "exec"), namespace)  # noqa: S102 - the module source.py vetted
+    return namespace
+
+
+def jit_functions(learner_source: source.LearnerSource) -> dict:
+    """The kernels of its kernel module, as JITFunctions (under the interpreter triton.jit
+    returns an InterpretedFunction, whose .fn is the plain function)."""
+    namespace = load_kernels(learner_source.kernel_module()[0])
+    names = [n for n in learner_source.jit_function_names() if n in namespace]
+    for name in names:
+        namespace[name] = JITFunction(getattr(namespace[name], "fn", namespace[name]))
+    return {name: namespace[name] for name in names}
+
+
+def left_out(learner_source: source.LearnerSource) -> str:
+    return "\n".join(map(str, learner_source.kernel_module()[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The repository's own files
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + STUBS + POSITIVES, ids=shown)
+def test_correct_files_have_no_escapes(path):
+    findings = read(path).escapes()
+    assert findings == [], "\n".join(map(str, findings))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + POSITIVES, ids=shown)
+def test_correct_files_launch_a_kernel(path):
+    assert read(path).launches_kernel(entry_of(path))
+
+
+def test_t4_launches_from_the_epilogue_exercise_too():
+    assert read(ROOT / "solutions" / "t4_matmul.py").launches_kernel("matmul_bias_gelu")
+
+
+@pytest.mark.parametrize("path", STUBS, ids=shown)
+def test_stubs_raise_not_started(path):
+    stub = read(path)
+    assert stub.raises_not_started(entry_of(path))
+    assert stub.defines_function(entry_of(path))
+    assert not stub.launches_kernel(entry_of(path))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=shown)
+def test_solutions_do_not_raise_not_started(path):
+    assert not read(path).raises_not_started(entry_of(path))
+
+
+def test_t4_stub_leaves_the_epilogue_exercise_undefined():
+    stub = read(ROOT / "drills" / "stubs" / "t4_matmul.py")
+    assert not stub.defines_function("matmul_bias_gelu")
+    assert read(ROOT / "solutions" / "t4_matmul.py").defines_function("matmul_bias_gelu")
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + STUBS + POSITIVES, ids=shown)
+def test_kernel_module_keeps_every_kernel_on_its_line(path):
+    learner_source = read(path)
+    text, findings = learner_source.kernel_module()
+    assert findings == [], "\n".join(map(str, findings))
+    lines = text.split("\n")
+    original = learner_source.text.split("\n")
+    for name in learner_source.jit_function_names():
+        line = next(i for i, s in enumerate(original) if s.startswith(f"def {name}("))
+        assert lines[line] == original[line]
+        assert lines[line - 1].startswith("@triton.jit")
+    assert set(jit_functions(learner_source)) == set(learner_source.jit_function_names())
+
+
+def test_the_interpreter_changes_no_verdict():
+    """Under TRITON_INTERPRET=1 triton.language's own @jit functions are the interpreter's
+    wrappers: the judge must still read the same files the same way."""
+    script = (
+        "import sys; from pathlib import Path; from drills import source\n"
+        "for name in sys.argv[1:]:\n"
+        "    s = source.read(Path(name), name)\n"
+        "    print(name, s.escapes(), s.kernel_module()[1])\n"
+    )
+    files = [shown(p) for p in SOLUTIONS + POSITIVES]
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", script, *files],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [f"{name} [] []" for name in files]
+
+
+F16 = "*fp16"
+COMPILED = {
+    "t1_add": (
+        "add_kernel",
+        {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32"},
+        {"BLOCK_SIZE": 1024},
+    ),
+    "t2_softmax": (
+        "softmax_kernel",
+        {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "n_cols": "i32"}
+        | {"stride_x_row": "i32", "stride_out_row": "i32"},
+        {"BLOCK_SIZE": 1024, "ROWS_PER_PROGRAM": 1},
+    ),
+    "t3_matmul": (
+        "matmul_kernel",
+        {"a_ptr": F16, "b_ptr": F16, "c_ptr": F16, "M": "i32", "N": "i32", "K": "i32"},
+        {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+    ),
+    # with a bias, so that the epilogue's gelu, known_multiple and grouped_tile compile too
+    "t4_matmul": (
+        "matmul_kernel",
+        {"a_ptr": F16, "b_ptr": F16, "c_ptr": F16, "bias_ptr": F16, "M": "i32", "N": "i32"}
+        | {"K": "i32", "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32"}
+        | {"stride_bn": "i32", "stride_cm": "i32", "stride_cn": "i32"},
+        {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}
+        | {"ALIGN": 8},
+    ),
+}
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=shown)
+def test_solution_kernel_modules_compile_for_sm90(path):
+    kernel, types, constexprs = COMPILED[path.stem]
+    fn = jit_functions(read(path))[kernel]
+    signature = types | dict.fromkeys(constexprs, "constexpr")
+    ast_source = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+    compiled = triton.compile(ast_source, target=GPUTarget("cuda", 90, 32))
+    assert "ptx" in compiled.asm
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_syntax_error_is_reported_like_an_import_error(tmp_path):
+    path = tmp_path / "t1_add.py"
+    path.write_text("import torch\ndef add(x, y, out=None)\n    return x\n")
+    with pytest.raises(source.SourceError) as error:
+        source.read(path, "mine/t1_add.py")
+    assert str(error.value) == (
+        "mine/t1_add.py has a syntax error on line 2: expected ':'\n    def add(x, y, out=None)"
+    )
+
+
+def test_a_missing_file_is_a_source_error(tmp_path):
+    with pytest.raises(source.SourceError, match="mine/t1_add.py does not exist"):
+        source.read(tmp_path / "nowhere.py", "mine/t1_add.py")
+
+
+def test_a_file_nested_too_deeply_to_check_is_a_source_error(tmp_path):
+    path = tmp_path / "t1_add.py"
+    path.write_text("x = " + " + ".join(["1"] * (source.MAX_DEPTH + 1)) + "\n")
+    with pytest.raises(source.SourceError, match="nests expressions too deeply"):
+        source.read(path, "mine/t1_add.py")
+
+
+def test_a_finding_names_its_line():
+    assert str(source.Finding(12, "imports ctypes")) == "line 12: imports ctypes"
+
+
+# ---------------------------------------------------------------------------------------------
+# escapes(): hostile host code
+# ---------------------------------------------------------------------------------------------
+
+# A correct t1 file; each hostile line below goes into a helper function after it.
+BASE = """\
+import logging
+import operator
+import os
+import typing
+import warnings
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def add(x, y, out=None):
+    out = torch.empty_like(x) if out is None else out
+    add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)
+    return out
+"""
+BASE_LINES = BASE.count("\n")
+
+HOSTILE = [
+    ("import ctypes", "imports ctypes"),
+    ("import sys", "imports sys"),
+    ("import gc", "imports gc"),
+    ("import importlib", "imports importlib"),
+    ("import numpy as np", "imports numpy"),
+    ("import solutions.t1_add", "imports solutions.t1_add"),
+    ("from solutions import t1_add", "imports solutions"),
+    ("from drills.testing import watch", "imports drills.testing"),
+    ("from drills import NotStarted, testing", "imports from drills"),
+    ("from . import t1_add", "imports ."),
+    ("import builtins", "imports builtins"),
+    ("exec('x = 1')", "uses exec()"),
+    ("eval('1')", "uses eval()"),
+    ("open('/etc/passwd').read()", "uses open()"),
+    ("__import__('os')", "uses __import__()"),
+    ("getattr(torch, 'ad' + 'd')(x, y)", "uses getattr() with a computed name"),
+    ("getattr(torch, 'add')(x, y)", "uses torch.add"),
+    ("getattr(x, '__class__')", "reads __class__"),
+    ("f = getattr", "uses getattr() with a computed name"),
+    ("vars(x)", "uses vars()"),
+    ("setattr(out, 'x', 1)", "uses setattr()"),
+    ("x.__class__", "reads __class__"),
+    ("e.__traceback__.tb_frame.f_back.f_globals", "reads f_globals"),
+    ("e.__traceback__.tb_frame.f_back.f_globals", "reads tb_frame"),
+    ("logging.currentframe().f_back", "uses logging.currentframe"),
+    ("logging.lastResort.stream", "uses logging.lastResort"),
+    ("logging.getLogger('torch').handlers[0].stream", "reads handlers"),
+    ("match e:\n        case object(f_globals=g): pass", "reads f_globals"),
+    ("x.untyped_storage().from_file('/etc/passwd', False, 8)", "reads from_file"),
+    ("warnings.formatwarning('', UserWarning, '/etc/passwd', 1)", "uses warnings.formatwarning"),
+    ("__builtins__", "reads __builtins__"),
+    ("os.kill(os.getppid(), 9)", "uses os.kill"),
+    ("os.system('true')", "uses os.system"),
+    ("os.path.os.system('true')", "reaches os through os.path"),
+    ("from os import system", "uses os.system"),
+    ("torch.add(x, y, out=out)", "uses torch.add"),
+    ("torch.nn.functional.softmax(x, -1)", "uses torch.nn.functional.softmax"),
+    ("import torch.nn.functional as F", "uses torch.nn.functional"),
+    ("from torch import add", "uses torch.add"),
+    ("torch.ops.aten.add(x, y)", "uses torch.ops.aten.add"),
+    ("torch.load('answer.pt')", "uses torch.load"),
+    ("torch.compile(add)", "uses torch.compile"),
+    ("torch._C", "reads _C"),
+    ("torch.Tensor.add(x, y)", "uses torch.Tensor.add"),
+    ("torch.backends.cudnn.torch.add(x, y)", "reaches torch through torch.backends.cudnn"),
+    ("triton.backends.nvidia.driver.compile_module_from_src('', 'x')", "uses triton.backends"),
+    ("from triton.runtime.driver import os", "reaches os through triton.runtime.driver"),
+    ("triton.compile(out)", "uses triton.compile"),
+    ("triton.testing.do_bench(add)", "uses triton.testing"),
+    ("triton.runtime.driver.active.launcher_cls(x, y)", "uses triton.runtime.driver.active.l"),
+    ("triton.knobs.runtime.launch_enter_hook = print", "uses triton.knobs"),
+    ("triton.runtime.jit.JITFunction.run = print", "assigns to triton.runtime.jit.JITFunction"),
+    ("tl.core.builtins.exec('x')", "reaches builtins through triton.language.core"),
+    ("tl.extra.modules['os'].system('x')", "reaches triton.language.extra.modules, which comes"),
+    ("tl.str_to_ty('tensordesc<fp16[16]>,print(1)', None)", "uses triton.language.str_to_ty"),
+    ("operator.attrgetter('__class__')(x)", "uses operator.attrgetter"),
+    ("typing.get_type_hints(add)", "uses typing.get_type_hints"),
+    ("typing.sys.modules", "reaches sys through typing"),
+    ("lib = torch", "passes the module torch around as a value"),
+    ("x.sum()", "calls .sum() on a tensor (torch computes outside the kernel)"),
+    ("out.numpy()", "calls .numpy() on a tensor"),
+    ("x.item()", "calls .item() on a tensor"),
+    ("out.copy_(x.add(y))", "calls .add() on a tensor"),
+    ("torch.empty_like(x).exp_()", "calls .exp_() on a tensor"),
+    ("(x + y).softmax(-1)", "calls .softmax() on a tensor"),
+]
+
+
+@pytest.mark.parametrize(("line", "finding"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_escapes_name_each_way_out(tmp_path, line, finding):
+    findings = learner(tmp_path, BASE + f"\n\ndef helper(x, y, out, e):\n    {line}\n").escapes()
+    assert any(f.what.startswith(finding) for f in findings), findings
+    assert all(f.line >= BASE_LINES + 4 for f in findings)  # in the helper, not in BASE
+
+
+def test_the_base_of_the_hostile_files_is_clean(tmp_path):
+    assert learner(tmp_path, BASE).escapes() == []
+    assert learner(tmp_path, BASE).launches_kernel("add")
+
+
+def test_rebinding_a_builtin_at_module_level_still_reads_the_builtin(tmp_path):
+    findings = learner(tmp_path, BASE + "run = exec\nexec = exec\n").escapes()
+    assert [f.what for f in findings] == ["uses exec()", "uses exec()"]
+
+
+def test_a_default_value_is_evaluated_outside_the_function(tmp_path):
+    findings = learner(tmp_path, BASE + "def helper(exec=exec):\n    exec('1')\n").escapes()
+    assert [str(f) for f in findings] == [f"line {BASE_LINES + 1}: uses exec()"]
+
+
+def test_faking_a_main_block_is_flagged(tmp_path):
+    text = BASE + "__name__ = '__main__'\nif __name__ == '__main__':\n    import sys\n"
+    assert [f.what for f in learner(tmp_path, text).escapes()] == ["assigns __name__"]
+
+
+def test_kernel_bodies_are_not_host_code(tmp_path):
+    text = BASE.replace("    offs = ", "    print(x_ptr.dtype)\n    offs = ", 1)
+    assert learner(tmp_path, text).escapes() == []
+
+
+# ---------------------------------------------------------------------------------------------
+# escapes() and launches_kernel(): correct code written in other styles
+# ---------------------------------------------------------------------------------------------
+
+TUTORIAL_02 = """\
+import torch
+import triton
+import triton.language as tl
+from triton.runtime import driver
+
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
+
+
+def is_hip():
+    return triton.runtime.driver.active.get_current_target().backend == "hip"
+
+
+@triton.jit
+def softmax_kernel(
+    output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
+    BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr,
+):
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        mask = col_offsets < n_cols
+        row = tl.load(input_ptr + row_idx * input_row_stride + col_offsets, mask=mask,
+                      other=-float("inf"))
+        numerator = tl.exp(row - tl.max(row, axis=0))
+        output = numerator / tl.sum(numerator, axis=0)
+        tl.store(output_ptr + row_idx * output_row_stride + col_offsets, output, mask=mask)
+
+
+properties = driver.active.utils.get_device_properties(DEVICE.index)
+NUM_SM = properties["multiprocessor_count"]
+NUM_REGS = properties["max_num_regs"]
+SIZE_SMEM = properties["max_shared_mem"]
+WARP_SIZE = properties["warpSize"]
+target = triton.runtime.driver.active.get_current_target()
+kernels = {}
+
+
+def softmax(x, out=None):
+    n_rows, n_cols = x.shape
+    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    num_warps = 8
+    num_stages = 4 if SIZE_SMEM > 200000 else 2
+    y = torch.empty_like(x) if out is None else out
+    kernel = softmax_kernel.warmup(y, x, x.stride(0), y.stride(0), n_rows, n_cols,
+                                   BLOCK_SIZE=BLOCK_SIZE, num_stages=num_stages,
+                                   num_warps=num_warps, grid=(1, ))
+    kernel._init_handles()
+    n_regs = kernel.n_regs
+    size_smem = kernel.metadata.shared
+    occupancy = min(NUM_REGS // (n_regs * WARP_SIZE * num_warps), SIZE_SMEM // size_smem)
+    num_programs = min(NUM_SM * occupancy, n_rows)
+    kernel[(num_programs, 1, 1)](y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE,
+                                 num_stages)
+    return y
+
+
+if __name__ == "__main__":
+    import sys
+    torch.manual_seed(0)
+    x = torch.randn(1823, 781, device=DEVICE)
+    print(torch.allclose(softmax(x), torch.softmax(x, axis=1)), file=sys.stderr)
+"""
+
+# PyTorch's test kernels: a string annotation, options on the decorator, an autotuned kernel
+PYTORCH_TESTS = """\
+import torch
+import triton
+from triton import language as tl
+
+
+@triton.jit(do_not_specialize=["n_elements"])
+def add_kernel(in_ptr0, in_ptr1, out_ptr, n_elements, BLOCK_SIZE: "tl.constexpr"):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(in_ptr0 + offsets, mask=mask)
+    y = tl.load(in_ptr1 + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK_SIZE": 128}, num_stages=3, num_warps=8)], key=[]
+)
+@triton.jit
+def add_kernel_autotuned(in_ptr0, in_ptr1, out_ptr, n_elements, BLOCK_SIZE: "tl.constexpr"):
+    add_kernel(in_ptr0, in_ptr1, out_ptr, n_elements, BLOCK_SIZE)
+
+
+def add(x: torch.Tensor, y: torch.Tensor, out=None) -> torch.Tensor:
+    output = torch.zeros_like(x) if out is None else out
+    n_elements = output.numel()
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    add_kernel_autotuned[grid](x, y, output, n_elements)
+    return output
+"""
+
+# FlagGems and Liger style: a logger, a cached helper, wrapper classes, `input` as a name, a set
+# of seen shapes, the device guard, and the launch three calls away
+LIBRARY_STYLE = """\
+from __future__ import annotations
+
+import functools
+import logging
+from typing import TYPE_CHECKING, Optional
+
+import torch
+import triton
+import triton.language as tl
+from triton import jit
+
+logger: logging.Logger = logging.getLogger(__name__)
+_SEEN: set = set()
+HAS_TRITON = triton is not None and not TYPE_CHECKING
+
+
+@functools.lru_cache(maxsize=None)
+def block_size_for(n: int) -> int:
+    return min(1024, triton.next_power_of_2(n))
+
+
+@jit
+def _add_kernel(X, Y, OUT, N, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < N
+    total = tl.load(X + offsets, mask=mask) + tl.load(Y + offsets, mask=mask)
+    tl.store(OUT + offsets, total, mask=mask)
+
+
+def _launch(input: torch.Tensor, other: torch.Tensor, out: torch.Tensor) -> None:
+    n = input.numel()
+    block = block_size_for(n)
+    if (n, input.dtype) not in _SEEN:
+        logger.debug("GEMS ADD %s", tuple(input.shape))
+        _SEEN.add((n, input.dtype))
+    with torch.cuda.device(input.device):
+        _add_kernel[(triton.cdiv(n, block),)](input, other, out, n, BLOCK_SIZE=block)
+
+
+class AddFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, other):
+        out = torch.empty_like(input)
+        _launch(input, other, out)
+        return out
+
+
+class Adder:
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def __call__(self, x, y, out: Optional[torch.Tensor] = None):
+        if out is None:
+            return AddFunction.apply(x, y)
+        _launch(x, y, out)
+        return out
+
+
+_adder = Adder("add")
+
+
+def add(x, y, out=None):
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float16, torch.float32):
+        raise TypeError(f"x must be a float tensor, got {type(x).__name__}")
+    kwargs = {"x": x, "y": y}
+    for name, value in kwargs.items():
+        assert value.is_contiguous(), name
+    return _adder(x, y, out)
+"""
+
+# tutorial 09: tensor descriptors made on the host, a scratch allocator, constexpr globals
+TUTORIAL_09 = """\
+import os
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+DEBUG = os.environ.get("KERNEL_DEBUG") == "1"
+BLOCK_M = tl.constexpr(128)
+BLOCK_N = tl.constexpr(BLOCK_M * 2 // 2)
+
+
+@triton.jit
+def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+def alloc_fn(size: int, alignment: int, stream):
+    return torch.empty(size, device="cuda", dtype=torch.int8)
+
+
+def matmul(a, b, out=None):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), device=a.device, dtype=torch.float16) if out is None else out
+    triton.set_allocator(alloc_fn)
+    a_desc = TensorDescriptor.from_tensor(a, [128, 64])
+    b_desc = TensorDescriptor(b, b.shape, b.stride(), [128, 64])
+    c_desc = TensorDescriptor.from_tensor(c, [128, 128])
+    grid = (triton.cdiv(M, 128), triton.cdiv(N, 128))
+    matmul_kernel_descriptor[grid](a_desc, b_desc, c_desc, M, N, K, BLOCK_K=64)
+    return c
+
+
+print(f"tiles of {BLOCK_M} x {BLOCK_N}")
+if __name__ == "__main__":
+    BLOCK_N = 64
+"""
+
+CORRECT = {
+    "tutorial 02": (TUTORIAL_02, "softmax"),
+    "pytorch tests": (PYTORCH_TESTS, "add"),
+    "library style": (LIBRARY_STYLE, "add"),
+    "tutorial 09": (TUTORIAL_09, "matmul"),
+}
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_correct_code_in_other_styles_reads_as_clean(tmp_path, name):
+    text, entry = CORRECT[name]
+    learner_source = learner(tmp_path, text)
+    findings = learner_source.escapes()
+    assert findings == [], "\n".join(map(str, findings))
+    assert learner_source.launches_kernel(entry)
+    assert left_out(learner_source) == ""
+    assert set(jit_functions(learner_source)) == set(learner_source.jit_function_names())
+
+
+def test_pytorch_style_keeps_the_decorator_options(tmp_path):
+    text, _ = learner(tmp_path, PYTORCH_TESTS).kernel_module()
+    assert "@triton.jit(do_not_specialize=['n_elements'])" in text
+    assert "triton.autotune" not in text and "triton.Config" not in text
+
+
+def test_tutorial_09_keeps_the_constants_its_kernel_reads(tmp_path):
+    text, _ = learner(tmp_path, TUTORIAL_09).kernel_module()
+    assert "BLOCK_M = tl.constexpr(128)" in text
+    assert "BLOCK_N = tl.constexpr(BLOCK_M * 2 // 2)" in text
+    for absent in ("os.environ", "import os", "DEBUG"):
+        assert absent not in text
+
+
+# ---------------------------------------------------------------------------------------------
+# launches_kernel() and raises_not_started()
+# ---------------------------------------------------------------------------------------------
+
+
+def test_no_kernel_means_no_launch(tmp_path):
+    text = "import torch\n\n\ndef add(x, y, out=None):\n    return torch.empty_like(x)\n"
+    assert not learner(tmp_path, text).launches_kernel("add")
+
+
+def test_a_launch_the_entry_cannot_reach_does_not_count(tmp_path):
+    text = BASE.replace("def add(", "def unused(") + "\n\ndef add(x, y, out=None):\n    return x\n"
+    assert not learner(tmp_path, text).launches_kernel("add")
+
+
+def test_an_entry_that_is_no_def_falls_back_to_any_launch(tmp_path):
+    text = "import functools\n" + BASE.replace("def add(", "def _add(")
+    text += "\n\nadd = functools.partial(_add, out=None)\n"
+    assert learner(tmp_path, text).launches_kernel("add")
+
+
+def test_not_started_counts_only_at_the_top_of_the_entry(tmp_path):
+    text = "from drills import NotStarted\n\n\ndef add(x, y, out=None):\n"
+    started = learner(tmp_path, text + "    if x is None:\n        raise NotStarted('t1_add')\n")
+    assert not started.raises_not_started("add")
+    assert learner(tmp_path, text + "    raise NotStarted\n").raises_not_started("add")
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel_module(): nothing in it may run Python the learner chose
+# ---------------------------------------------------------------------------------------------
+
+HOSTILE_KERNELS = [
+    ("triton.runtime.jit.os.system('true')", "uses triton.runtime.jit.os.system, which is not"),
+    ("tl.core.builtins.exec('x = 1')", "reaches builtins through triton.language.core"),
+    ("tl.extra.modules['os'].system('x')", "reaches triton.language.extra.modules, which"),
+    ("tl.str_to_ty('tensordesc<fp16[16]>,print(1)', None)", "uses triton.language.str_to_ty"),
+    ("getattr(tl, 'core')", "uses getattr"),
+    ("m = tl.core", "passes the module triton.language.core around as a value"),
+    ("x_ptr.__class__", "reads __class__"),
+    ("__builtins__", "reads __builtins__"),
+    ("PENDING.append(x_ptr)", "reads PENDING, a module-level value that is not a constant"),
+    ("helper(x_ptr)", "calls helper, which is not @triton.jit"),
+    ("import os", "imports a module"),
+    ("tl.load = tl.store", "assigns to triton.language.load"),
+]
+
+
+@pytest.mark.parametrize(("line", "why"), HOSTILE_KERNELS, ids=[h[0] for h in HOSTILE_KERNELS])
+def test_kernels_that_reach_outside_triton_language_are_left_out(tmp_path, line, why):
+    first_line = next(s for s in BASE.split("\n") if s.startswith("    offs = "))
+    text = BASE.replace(first_line, f"    {line}\n{first_line}", 1)
+    text += "\n\nPENDING = {}\n\n\ndef helper(x):\n    return x\n"
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert "def add_kernel" not in kernel_text
+    assert len(findings) == 1 and findings[0].line == BASE.split("\n").index(first_line) + 1
+    assert findings[0].what.startswith(f"left add_kernel out of the compile check: it {why}")
+
+
+def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):
+    bad = "@triton.jit\ndef bad():\n    tl.core.builtins\n\n\n@triton.jit"
+    text = BASE.replace("@triton.jit", bad).replace("    offs = ", "    bad()\n    offs = ", 1)
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert "def " not in kernel_text
+    assert "it calls bad, which was left out of the compile check" in str(findings[-1])
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [
+        "x, B: tl.constexpr = __import__('os').getpid()",
+        "x, B: tl.constexpr = ANSWER",
+        "x, B: tl.constexpr = tl.core",
+        "x, B: 'tl.constexpr\"); import os; (\"' = 1",
+        "x, B: tl.constexpr = 1, *, C: eval('int') = 2",
+    ],
+)
+def test_kernels_with_unsafe_defaults_or_annotations_are_left_out(tmp_path, signature):
+    text = f"""\
+    import os
+    import triton
+    import triton.language as tl
+
+    ANSWER = int(os.environ["ANSWER"])
+
+
+    @triton.jit
+    def k({signature}):
+        pass
+    """
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert "def k" not in kernel_text and "ANSWER" not in kernel_text
+    assert [f.what.split(":")[0] for f in findings] == ["left k out of the compile check"]
+
+
+def test_only_triton_math_imports_and_safe_constants_are_kept(tmp_path):
+    text = """\
+    import math
+    import os
+    import torch
+    import triton
+    import triton.language as tl
+    from triton.language.extra import libdevice
+    from triton.runtime.driver import os as driver_os
+
+    SCALE = tl.constexpr(math.log2(math.e) * 2); import ctypes
+    NEG = tl.constexpr(-float("inf"))
+    LIMIT = 10 ** 3
+    ENV = tl.constexpr(int(os.environ.get("X", "1")))
+    CALL = tl.constexpr(print("hello"))
+    SHAPES = [torch.float16]
+    THROUGH = tl.core.builtins
+
+
+    @triton.jit
+    def k(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs) * SCALE
+        tl.store(x_ptr + offs, libdevice.exp(x) + NEG + LIMIT)
+    """
+    learner_source = learner(tmp_path, text)
+    kernel_text, findings = learner_source.kernel_module()
+    kept = [line for line in kernel_text.split("\n") if line]
+    assert kept[:4] == [
+        "import triton; import triton.language as tl; import math",
+        "import triton",
+        "import triton.language as tl",
+        "from triton.language.extra import libdevice",
+    ]
+    assert "SCALE = tl.constexpr(math.log2(math.e) * 2)" in kept
+    assert 'NEG = tl.constexpr(-float("inf"))' in kept and "LIMIT = 10 ** 3" in kept
+    for absent in ("ctypes", "torch", "environ", "print", "builtins", "driver_os", "import os"):
+        assert absent not in kernel_text
+    assert [str(f) for f in findings] == [
+        (
+            "line 7: left this import out of the compile check: it reaches os through "
+            "triton.runtime.driver"
+        )
+    ]
+    assert "k" in jit_functions(learner_source)
