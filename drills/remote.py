@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 from drills import catalog, processes, runtime
+from drills.errors import explain
 from drills.source import LearnerSource, SourceError
 from drills.source import read as read_source
 
@@ -291,7 +292,8 @@ class Runner:
         tail = self._output_tail()
         self.stop()
         said = f"\nIt printed, last:\n{tail}" if tail else ""
-        return processes.death(returncode) + said
+        meaning = explain(tail)
+        return processes.death(returncode) + (f"\n{meaning}" if meaning else "") + said
 
     def _output_tail(self, limit: int = 2000) -> str:
         path = self.folder / "output.log"
@@ -300,8 +302,6 @@ class Runner:
             return f.read().decode(errors="replace").strip()
 
     def _classify(self, error: dict) -> tuple[str, str]:
-        from drills.testing import explain
-
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):

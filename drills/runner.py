@@ -323,6 +323,7 @@ class Runner:
         self.learner_file = learner_file
         self.evidence = Evidence()
         self.result = None
+        self.buffers = None
         install_launch_hooks(lambda: self.evidence)
 
     def entry(self, name: str):
@@ -409,9 +410,11 @@ class Runner:
         return {}
 
     def handle(self, message: dict, fds: list[int]) -> dict:
-        buffers = open_buffers(message.get("buffers", []), fds)
+        # the buffers stay mapped until the reply is sent: after a CUDA fault, releasing an IPC
+        # buffer can crash this process, and the judge would never hear why
+        self.buffers = open_buffers(message.get("buffers", []), fds)
         try:
-            return {"ok": True, **getattr(self, "op_" + message["op"])(message, buffers)}
+            return {"ok": True, **getattr(self, "op_" + message["op"])(message, self.buffers)}
         except BaseException as e:  # noqa: BLE001 - whatever the learner's code raises goes back
             return {"ok": False, "error": describe_error(e, self.learner_file)}
 
@@ -475,7 +478,8 @@ def main() -> int:
         reply = runner.handle(message, fds)
         send(sock, reply)
         if not reply["ok"] and reply["error"]["fatal"]:
-            return 0
+            os._exit(0)  # a CUDA fault: no clean-up can work, and the judge has the reply
+        runner.buffers = None
 
 
 if __name__ == "__main__":

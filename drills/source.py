@@ -341,8 +341,9 @@ def kernel_chain_problem(path: list[str]) -> str | None:
     if path[0] == "math":
         return strays(path, ("math",))
     if path[:2] == ["triton", "language"]:
-        # objects from triton.language, or the compiler's enums (tl.PropagateNan)
-        family = ("triton.language", "triton._C")
+        # objects from triton.language, the compiler's enums (tl.PropagateNan), or the stand-ins
+        # the interpreter patches into triton.language while a kernel runs in this process
+        family = ("triton.language", "triton._C", "triton.runtime.interpreter")
         return triton_problem(path) or strays(path, family[:1], objects=family, start=1)
     if path in (["triton", "cdiv"], ["triton", "next_power_of_2"]):
         return None
