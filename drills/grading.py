@@ -351,9 +351,9 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
         )
     if None in results:
         status, why = (
-            ("crashed", "see the drill")
-            if run.problem
-            else ("timeout", "the drill ran out of time before this check")
+            ("timeout", "the drill ran out of time before this check")
+            if run.timed_out
+            else ("crashed", "the judge stopped before this check; see the drill")
         )
         return CheckResult(name, status, 0.0, points, f"not run: {why}.", scored=scored)
     if not ran:

@@ -287,8 +287,9 @@ def _run(collected: list[tuple[str, int]], results: dict[str, tuple[str, str]], 
         _run([("a", 50), ("b", 50)], {"case0": ("passed", "")}, timed_out=True),
         _run([("a", 50), ("b", 50)], {"case0": ("failed", "crashed"), "case1": ("passed", "")}),
         _run([], {}, problem="died before collecting"),
+        _run([("a", 50), ("b", 50)], {"case0": ("passed", "")}),
     ],
-    ids=["judge-died", "timed-out", "case-crashed", "nothing-collected"],
+    ids=["judge-died", "timed-out", "case-crashed", "nothing-collected", "judge-exited-early"],
 )
 def test_a_crashed_or_timed_out_drill_never_has_full_marks(run):
     checks = grading._check_results(run)
