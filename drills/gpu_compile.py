@@ -180,8 +180,8 @@ def failures(code, launches: list) -> list[str]:
 
 
 def check_compiles(case) -> None:
-    """Fail the test unless every kernel the case (a drills.testing.Case) launches compiles
-    for a GPU.
+    """Fail the test unless the case (a drills.testing.Case) passes and every kernel it launches
+    compiles for a GPU: the points are for a working kernel that a GPU would also accept.
 
     On a GPU, launching compiles for real, so running the case is the check. On the
     interpreter, the case's launches are compiled for sm_90 by the judge.
@@ -189,12 +189,13 @@ def check_compiles(case) -> None:
     import pytest
 
     from drills import runtime
-    from drills.testing import kernel_did_the_work, watch
+    from drills.testing import failure, watch
 
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
-    cheated = kernel_did_the_work(watched, case.hints)
-    if cheated:
-        pytest.fail(f"case {case.name}: {cheated}", pytrace=False)
+    wrong = failure(case, watched, before)
+    if wrong:
+        pytest.fail(f"case {case.name}: {wrong}", pytrace=False)
     if runtime.current().is_gpu:
         return
     errors = failures(case.fn.code, watched.launches)

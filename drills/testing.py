@@ -484,12 +484,13 @@ def _dtype_name(dtype: torch.dtype) -> str:
 def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    fail = _failure(case, watch(case, with_out=True), before)
+    fail = failure(case, watch(case, with_out=True), before)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
-def _failure(case: Case, watched: Watched, before: dict) -> str | None:
+def failure(case: Case, watched: Watched, before: dict) -> str | None:
+    """Why the call `watched` did not do what the case asks, or None."""
     seen = watched.launches
     cheated = kernel_did_the_work(watched, case.hints)
     if cheated:
