@@ -31,6 +31,7 @@ import torch
 import triton
 import triton.language as tl
 
+ON_GPU = os.environ.get("TRITON_INTERPRET") != "1" and torch.cuda.is_available()
 MAX_MESSAGE = 1 << 20
 MAX_LAUNCHES = 200  # a learner's loop of launches is summarised, not sent whole
 MAX_OPS = 200
@@ -345,8 +346,8 @@ class Runner:
         with self.forced_config(message.get("config")), reads_outside(guarded, reads):
             with torch_spy(self.evidence):
                 result = fn(*args, **kwargs)
-            if torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
-                torch.cuda.synchronize()
+            if ON_GPU:
+                torch.cuda.synchronize()  # a fault of this call is reported as this call's
         self.result = result
         return {
             "result": self.describe_result(result, kwargs.get("out"), buffers),
@@ -414,7 +415,11 @@ class Runner:
         # buffer can crash this process, and the judge would never hear why
         self.buffers = open_buffers(message.get("buffers", []), fds)
         try:
-            return {"ok": True, **getattr(self, "op_" + message["op"])(message, self.buffers)}
+            reply = getattr(self, "op_" + message["op"])(message, self.buffers)
+            if ON_GPU:
+                # what a kernel or a copy wrote is the judge's to read once the reply arrives
+                torch.cuda.synchronize()
+            return {"ok": True, **reply}
         except BaseException as e:  # noqa: BLE001 - whatever the learner's code raises goes back
             return {"ok": False, "error": describe_error(e, self.learner_file)}
 

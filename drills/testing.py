@@ -503,13 +503,7 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
         )
     if not watched.returned.is_out:
         return "when `out` is given, the function must write into it and return it."
-    for name, guarded in case.inputs.items():
-        changed = guarded.changed_since(before[name])
-        if changed:
-            return (
-                f"the kernel changed {changed} elements of the input `{name}` (or the "
-                f"padding around it); inputs must stay read-only. {case.hints.outside}"
-            ).rstrip()
+    # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
         return (
@@ -517,6 +511,13 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
             f"{_where(outside, case.out.span)}. "
             f"{case.hints.outside}"
         )
+    for name, guarded in case.inputs.items():
+        changed = guarded.changed_since(before[name])
+        if changed:
+            return (
+                f"the kernel changed {changed} elements of the input `{name}` (or the "
+                f"padding around it); inputs must stay read-only. {case.hints.outside}"
+            ).rstrip()
     for name, offsets in watched.reads_outside.items():
         if offsets:
             span = case.inputs[name].span if name in case.inputs else case.out.span
