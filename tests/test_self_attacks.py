@@ -1,0 +1,138 @@
+"""The repo's catalogue of attacks on its own grader (tests/attacks/<slug>/<name>.py): learner
+files that try to score without solving the drill (forging the grader's results, patching or
+tampering with it, computing behind the kernel's back, importing the solution, killing or
+outliving the judge...). Each is graded like a learner's file, in a throwaway copy of the repo,
+and this proves, for every one of them, that:
+
+- the drill scores what the untouched stub scores (0), is not "passed", and the Gradescope
+  export says 0 too;
+- the results stay put once the grader has exited (no detached process rewrites them);
+- no file of the checkout outside mine/ was changed, and no new one appeared outside mine/
+  and .drills/ (tampering is undone);
+- for an attack that edits files (TAMPERS = True), the four pristine stubs graded afterwards
+  in the same copy are still not started with 0 points.
+
+An attack with SANDBOX_ONLY = True (importing the reference solution) can only be stopped by
+the sandboxed runner, so it is graded with --sandbox. Each attack's docstring says what it does
+and what it scored on the grader it was first written against.
+"""
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from drills import catalog
+
+ROOT = catalog.ROOT
+ATTACKS = sorted((ROOT / "tests" / "attacks").glob("t*/*.py"))
+STUB_SCORE = 0.0  # what an untouched stub scores (test_self_grading checks it)
+NOT_COPIED = {
+    ".git",
+    ".venv",
+    "reports",
+    ".drills",
+    ".grade",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+}
+NOT_COPIED_PATHS = {Path("mine", ".backup"), Path("content", "img")}
+NOT_COMPARED = {"__pycache__", ".drills", "reports", ".pytest_cache"}
+
+
+def attack_meta(path: Path) -> dict:
+    """ATTACK: the class of attack; SANDBOX_ONLY: only --sandbox must stop it; TAMPERS: it
+    edits files, so the stubs are graded again afterwards."""
+    values = {"ATTACK": "", "SANDBOX_ONLY": False, "TAMPERS": False}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in values:
+            values[node.targets[0].id] = ast.literal_eval(node.value)
+    return values
+
+
+def copy_repo(destination: Path) -> Path:
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        here = Path(folder).relative_to(ROOT)
+        return [n for n in names if n in NOT_COPIED or here / n in NOT_COPIED_PATHS]
+
+    shutil.copytree(ROOT, destination, ignore=ignore)
+    return destination
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """sha256 of every file that grading must leave alone (caches and learner state aside)."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix != ".pyc"
+        and not NOT_COMPARED.intersection(p.relative_to(root).parts)
+    }
+
+
+def grade(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "grader.py", *args, "--time-limit", "90"],
+        cwd=repo,
+        env=os.environ | {"NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_attack_scores_nothing(path, tmp_path):
+    meta = attack_meta(path)
+    assert meta["ATTACK"] and ast.get_docstring(ast.parse(path.read_text())), path.name
+    drill = catalog.find(path.parent.name)
+    repo = copy_repo(tmp_path / "repo")
+    impl, out = tmp_path / "impl", tmp_path / "out"
+    impl.mkdir()
+    out.mkdir()
+    shutil.copy(path, impl / f"{drill.slug}.py")
+    before = fingerprint(repo)
+    native, gradescope = out / "result.json", out / "gradescope.json"
+
+    done = grade(
+        repo,
+        drill.id,
+        "--impl",
+        str(impl),
+        "--json",
+        str(native),
+        "--format",
+        "gradescope",
+        str(gradescope),
+        *(["--sandbox"] if meta["SANDBOX_ONLY"] else []),
+    )
+    shown = f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert native.exists() and gradescope.exists(), f"no results written: {shown}"
+    written = {p: p.read_bytes() for p in (native, gradescope)}
+    result = next(d for d in json.loads(written[native])["drills"] if d["id"] == drill.id)
+    assert result["score"] == STUB_SCORE, f"{meta['ATTACK']} scored {result['score']}: {shown}"
+    assert result["status"] != "passed", shown
+    assert json.loads(written[gradescope])["score"] == STUB_SCORE, shown
+
+    time.sleep(3)  # a detached process would rewrite the results now
+    assert {p: p.read_bytes() for p in written} == written, "the results changed after exit"
+    after = fingerprint(repo)
+    changed = sorted(p for p in before if after.get(p) != before[p] and not p.startswith("mine/"))
+    added = sorted(p for p in after.keys() - before.keys() if not p.startswith("mine/"))
+    assert not changed and not added, f"changed: {changed}, new: {added}"
+
+    if meta["TAMPERS"]:
+        stubs = out / "stubs.json"
+        done = grade(repo, "--impl", "drills/stubs", "--json", str(stubs))
+        assert stubs.exists(), f"no results for the stubs: {done.stdout[-3000:]}"
+        for d in json.loads(stubs.read_text())["drills"]:
+            assert (d["status"], d["score"]) == ("not_started", 0), f"stub {d['id']}: {d}"
