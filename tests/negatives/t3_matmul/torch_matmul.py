@@ -1,6 +1,5 @@
 """Multiplies with the @ operator and launches nothing."""
 
-
 LOSES = ["launches its Triton kernel (no torch matmul) and allocates its result"]
 MAX_SCORE = 0
 SAYS = "no Triton kernel launch was found in matmul()"
