@@ -118,7 +118,7 @@ LIMITS = {"GB/s": ("copy bandwidth", copy_bandwidth), "TFLOP/s": ("cuBLAS 8192^3
 
 
 def load_bench(drill: catalog.Drill) -> Bench | None:
-    from drills.pytest_plugin import load
+    from drills.loading import load
 
     return getattr(load(drill.test_file), "BENCH", None)
 
@@ -139,7 +139,8 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
 
 
 def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -> list[Row]:
-    from drills.pytest_plugin import ImplImportError, load, source_file
+    from drills.loading import ImplImportError, load
+    from drills.pytest_plugin import source_file
 
     bench = load_bench(drill)
     if bench is None:

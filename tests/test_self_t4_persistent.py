@@ -8,7 +8,7 @@ import torch
 import triton
 
 from drills import catalog, runtime
-from drills.pytest_plugin import load
+from drills.loading import load
 from drills.testing import device, needs_gpu
 
 # triton 3.4 and 3.5's interpreter checked a descriptor's strides in elements, not bytes
