@@ -31,7 +31,8 @@ import torch
 import triton
 import triton.language as tl
 
-ON_GPU = os.environ.get("TRITON_INTERPRET") != "1" and torch.cuda.is_available()
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+ON_GPU = not INTERPRETING and torch.cuda.is_available()
 MAX_MESSAGE = 1 << 20
 MAX_LAUNCHES = 200  # a learner's loop of launches is summarised, not sent whole
 MAX_OPS = 200
@@ -61,6 +62,131 @@ def provide_drills_module() -> None:
     shim = types.ModuleType("drills")
     shim.NotStarted = NotStarted
     sys.modules["drills"] = shim
+
+
+# ---------------------------------------------------------------------------------------------
+# The interpreter, made to run what a GPU runs
+# ---------------------------------------------------------------------------------------------
+
+
+# The device the interpreter stands in for code that sizes its grid from the hardware (Triton's
+# tutorial 02 and 09 do): Hopper's per-block limits, and few SMs so that persistent grids stay
+# small. Nothing compiles on the interpreter, so a warmup() reports nominal figures.
+NOMINAL_DEVICE = {
+    "multiprocessor_count": 4,
+    "max_num_regs": 65536,
+    "max_shared_mem": 232448,
+    "warpSize": 32,
+}
+NOMINAL_KERNEL = {"n_regs": 32, "n_spills": 0, "shared": 1024}
+
+
+class NominalDriver:
+    """triton.runtime.driver.active where triton finds none (the CPU): what the tutorials read."""
+
+    class utils:  # noqa: N801 - triton's attribute name
+        @staticmethod
+        def get_device_properties(device=None) -> dict:
+            return dict(NOMINAL_DEVICE)
+
+    @staticmethod
+    def get_active_torch_device():
+        return torch.device("cpu")
+
+    @staticmethod
+    def get_current_device() -> int:
+        return 0
+
+    @staticmethod
+    def get_current_target():
+        from triton.backends.compiler import GPUTarget
+
+        return GPUTarget("cuda", 90, 32)
+
+
+class InterpretedLaunch:
+    """What warmup() returns on the interpreter (triton's own returns None): the figures a host
+    reads (nominal), and [grid](*args) that runs the kernel through the interpreter."""
+
+    def __init__(self, kernel, options: dict):
+        self.kernel = kernel
+        self.name = kernel.__name__
+        self.n_regs, self.n_spills = NOMINAL_KERNEL["n_regs"], NOMINAL_KERNEL["n_spills"]
+        self.metadata = types.SimpleNamespace(
+            shared=NOMINAL_KERNEL["shared"],
+            num_warps=options.get("num_warps", 4),
+            num_stages=options.get("num_stages", 3),
+        )
+
+    def _init_handles(self) -> None:
+        """Loading onto a device: nothing to load here."""
+
+    def __getitem__(self, grid):
+        def launch(*args):
+            return self.kernel.run(*args, grid=grid, warmup=False)
+
+        return launch
+
+
+def is_constexpr(annotation) -> bool:
+    """JITFunction's own test: `tl.constexpr`, or a string that names it (`"tl.constexpr"`, or
+    any annotation under `from __future__ import annotations`)."""
+    from triton.runtime.jit import _normalize_ty
+
+    return "constexpr" in _normalize_ty(annotation)
+
+
+def tensor_range(start, end=None, step=None, **options):
+    """tl.range as a GPU runs it: the loop variable is a scalar tensor (`row.to(tl.int64)`
+    works), where the interpreter's own gives Python ints. tl.static_range keeps ints."""
+    from triton.runtime.interpreter import _implicit_cvt
+
+    bounds = (0, start) if end is None else (start, end)
+    for i in range(*(int(b) for b in bounds), 1 if step is None else int(step)):
+        yield _implicit_cvt(i)
+
+
+def adapt_interpreter() -> None:
+    """Where triton's interpreter parts ways with its GPU path, follow the GPU path: a string
+    annotation still makes a constexpr, tl.range counts in tensors, warmup() returns something
+    to launch, and a driver exists. Before the learner's file is imported, since it may read
+    the driver at import."""
+    import inspect
+
+    from triton.runtime import driver, interpreter
+    from triton.runtime.interpreter import GridExecutor, InterpretedFunction
+
+    executor_init, interpreted_run = GridExecutor.__init__, InterpretedFunction.run
+    patch_lang, unpatched_range = interpreter._patch_lang, tl.range
+
+    def patch_lang_with_tensor_range(fn):
+        scope = patch_lang(fn)  # triton 3.8 restores what it patched; earlier ones did not
+        for lang in (tl, tl.core):
+            if lang.range is not unpatched_range:
+                if scope is None:
+                    lang.range = tensor_range
+                else:
+                    scope.set_attr(lang, "range", tensor_range)
+        return scope
+
+    def init(self, fn, arg_names, grid, *rest, **kwargs):
+        executor_init(self, fn, arg_names, grid, *rest, **kwargs)
+        annotations = inspect.get_annotations(fn)
+        self.constexprs = [
+            name for name in arg_names if name in annotations and is_constexpr(annotations[name])
+        ]
+
+    def run(self, *args, grid, warmup, **kwargs):
+        if warmup:
+            return InterpretedLaunch(self, kwargs)
+        return interpreted_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    GridExecutor.__init__, InterpretedFunction.run = init, run
+    interpreter._patch_lang = patch_lang_with_tensor_range
+    try:
+        driver.active  # noqa: B018 - a backend that finds a device is kept
+    except RuntimeError:
+        driver.set_active(NominalDriver())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,6 +320,8 @@ class Evidence:
                 "tensor": str(value.dtype).removeprefix("torch."),
                 "buffer": self.tensor_ids.get(value.untyped_storage().data_ptr()),
             }
+        if isinstance(value, tl.constexpr):  # a launch may pass tl.constexpr(64) itself
+            value = value.value
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         if isinstance(value, torch.dtype):
@@ -284,7 +412,7 @@ def torch_spy(evidence: "Evidence"):
 def reads_outside(guarded: dict, found: dict):
     """On the interpreter, note the loads that read a guarded tensor's padding: a load past the
     end of an input whose lanes are never stored leaves the result right, so no canary sees it."""
-    if os.environ.get("TRITON_INTERPRET") != "1" or not guarded:
+    if not INTERPRETING or not guarded:
         yield
         return
     import numpy as np
@@ -471,6 +599,8 @@ def main() -> int:
     apply_limits(limits)
     sock = socket.socket(fileno=sock_fd)
     provide_drills_module()
+    if INTERPRETING:
+        adapt_interpreter()
     try:
         module = import_learner_file(learner_file)
         runner = Runner(module, learner_file)
