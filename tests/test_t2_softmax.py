@@ -158,7 +158,8 @@ def test_subtracts_row_max(impl, shape, dtype, scale, shift):
     ],
 )
 def test_row_strides(impl, shape, gap):
-    run_case(make_case(impl, *shape, seed=4, gap=gap, hints=STRIDE_HINTS))
+    case = make_case(impl, *shape, seed=4, gap=gap, hints=STRIDE_HINTS)
+    run_case(dataclasses.replace(case, through_strides=True))
 
 
 @check("writes every row (row counts that do not divide evenly)", points=10)

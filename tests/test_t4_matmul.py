@@ -210,7 +210,8 @@ def test_last_group(impl, grid):
     ],
 )
 def test_strides(impl, layout):
-    run_case(make_case(impl, 96, 80, 72, seed=3, **layout))
+    case = make_case(impl, 96, 80, 72, seed=3, **layout)
+    run_case(dataclasses.replace(case, through_strides=True))
 
 
 @check("masks the K tail", points=10)

@@ -10,6 +10,7 @@ import triton.language as tl
 
 LOSES = ["follows the strides of a, b and c (w.t(), slices)"]
 SAYS = "torch copied a tensor outside the kernel"
+MAX_SCORE = 85
 
 # Autotuning times every config on a GPU: Triton tutorial 03's list, plus 128 x 256 and
 # 256 x 128 with 4 stages and 256 x 128 with 3, which won at 4096^3, 8192^3 and b = w.t() on an
