@@ -76,7 +76,16 @@ class _Run:
     tampered: list[str] = field(default_factory=list)  # the judge's files the drill changed
 
 
-_KINDS = {"not_started", "import_error", "timeout", "crashed", "cuda_fault", "failed", ""}
+_KINDS = {
+    "not_started",
+    "import_error",
+    "timeout",
+    "crashed",
+    "cuda_fault",
+    "out_of_resources",
+    "failed",
+    "",
+}
 _OUTCOMES = {"passed", "failed", "skipped", "not_run"}
 
 
@@ -323,6 +332,7 @@ _CHECK_STATUS = {
     "timeout": "timeout",
     "crashed": "crashed",
     "cuda_fault": "crashed",
+    "out_of_resources": "failed",
     "failed": "failed",
 }
 
@@ -358,7 +368,10 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
         return CheckResult(name, status, 0.0, points, f"not run: {why}.", scored=scored)
     if not ran:
         return CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped, scored)
-    return CheckResult(name, "passed", points, points, "", "", skipped, scored)
+    notes = [r["message"] for r in ran if r["message"]]
+    return CheckResult(
+        name, "passed", points, points, notes[0] if notes else "", "", skipped, scored
+    )
 
 
 def _drill_status(checks: list[CheckResult], run: _Run) -> str:

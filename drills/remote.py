@@ -43,11 +43,33 @@ MAX_STARTS = 12
 
 class LearnerError(Exception):
     """A case could not get a result from the learner's code: `kind` says how (not_started,
-    import_error, timeout, crashed, cuda_fault, failed), the message says it in words."""
+    import_error, timeout, crashed, cuda_fault, out_of_resources, failed), the message says it
+    in words."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
         self.kind = kind
+
+
+def _too_big(resources) -> str:
+    """A kernel this GPU cannot load (triton's OutOfResources), in words; "" if it is not that."""
+    if not isinstance(resources, dict):
+        return ""
+    required, limit = resources.get("required"), resources.get("limit")
+    if not (isinstance(required, int) and isinstance(limit, int)):
+        return ""
+    name = str(resources.get("name", "resources"))[:50]
+    if name == "shared memory":
+        need = (
+            f"needs {required / 1024:.0f} KB of shared memory, this GPU has {limit / 1024:.0f} KB"
+        )
+    else:
+        need = f"needs {required} of {name}, this GPU has {limit}"
+    return (
+        f"the kernel {need} per block, so it cannot load here (OutOfResources). Smaller blocks "
+        "or fewer num_stages fit; an autotune list may keep such a config, since the autotuner "
+        "skips it, as long as another one fits."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,6 +332,9 @@ class Runner:
         where = ""
         if isinstance(line, int):
             where = f"\n    at {self.shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
+        too_big = _too_big(error.get("resources"))
+        if too_big:
+            return "out_of_resources", too_big
         meaning = explain(text)
         meaning = f"\n{meaning}" if meaning else ""
         fault = "cuda_fault" if error.get("fatal") else "failed"

@@ -113,6 +113,9 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
                 out.print(_check_line(c))
     for r in results:
         for c in r.checks:
+            if c.status == "passed" and c.message:
+                out.print(Text(f"\nNote · {r.id} · {c.name}", "bold"))
+                out.print(c.message, markup=False)
             if not c.scored and c.status not in ("passed", "skipped"):
                 out.print(
                     Text(f"\nExtra check (not scored) · {r.id} · {c.name} [case {c.case}]", "bold")

@@ -84,7 +84,7 @@ NOMINAL_KERNEL = {"n_regs": 32, "n_spills": 0, "shared": 1024}
 class NominalDriver:
     """triton.runtime.driver.active where triton finds none (the CPU): what the tutorials read."""
 
-    class utils:  # noqa: N801 - triton's attribute name
+    class utils:
         @staticmethod
         def get_device_properties(device=None) -> dict:
             return dict(NOMINAL_DEVICE)
@@ -574,7 +574,17 @@ def describe_error(e: BaseException, learner_file: str) -> dict:
         "line": where.lineno if where else None,
         "code": (where.line or "").strip()[:300] if where else "",
         "fatal": is_fatal(e),
+        "resources": resources_of(e),
     }
+
+
+def resources_of(e: BaseException) -> dict | None:
+    """What a kernel needed and the GPU has, when it could not be loaded (OutOfResources)."""
+    from triton.runtime.errors import OutOfResources
+
+    if not isinstance(e, OutOfResources):
+        return None
+    return {"name": str(e.name), "required": int(e.required), "limit": int(e.limit)}
 
 
 def is_fatal(e: BaseException) -> bool:

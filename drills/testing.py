@@ -346,6 +346,20 @@ class Hints:
     )
 
 
+_notes: list[str] = []  # what the running case wants the learner to know, though it passed
+
+
+def note(text: str) -> None:
+    """Tell the learner something about a case that passes (a config this GPU skipped)."""
+    _notes.append(text)
+
+
+def take_notes() -> list[str]:
+    taken = _notes[:]
+    _notes.clear()
+    return taken
+
+
 @dataclass
 class Case:
     """One call: the inputs (guarded), the output buffer the test owns, and the answer."""

@@ -15,6 +15,7 @@ import torch
 from drills import runtime
 from drills.bench import Bench, Shape
 from drills.gpu_compile import check_compiles
+from drills.remote import LearnerError
 from drills.testing import (
     Case,
     Guarded,
@@ -24,6 +25,7 @@ from drills.testing import (
     check_allocates,
     device,
     needs_gpu,
+    note,
     run_case,
 )
 
@@ -117,13 +119,26 @@ def test_grid_follows_config(impl, shape):
     if not runtime.current().is_gpu:
         run_case(make_case(impl, *shape, seed=2))
         return
+    too_big = []
     for index, config in enumerate(configs):
-        run_case(
-            dataclasses.replace(
-                make_case(impl, *shape, seed=2),
-                name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {config}",
-                config=index,
+        try:
+            run_case(
+                dataclasses.replace(
+                    make_case(impl, *shape, seed=2),
+                    name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {config}",
+                    config=index,
+                )
             )
+        except LearnerError as e:
+            if e.kind != "out_of_resources":
+                raise
+            too_big.append(f"{config}: {e}")
+    if len(too_big) == len(configs):
+        pytest.fail(f"none of your configs can load on this GPU. {too_big[0]}", pytrace=False)
+    if too_big:
+        note(
+            f"{len(too_big)} of {len(configs)} configs cannot load on this GPU and were "
+            f"skipped, as the autotuner skips them. {too_big[0]}"
         )
 
 

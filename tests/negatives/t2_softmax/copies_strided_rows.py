@@ -2,7 +2,6 @@
 out.copy_(result) after it, so the kernel never uses a row stride. Only the strides check may
 cost it points: a copy is no computation."""
 
-
 import torch
 import triton
 import triton.language as tl

@@ -1,0 +1,144 @@
+"""A correct kernel whose only GPU config cannot load on any GPU: 256 x 256 x 128 tiles in 4
+stages need 512 KB of shared memory (227 KB is the most any GPU gives a block). The autotuner
+has nothing left to skip to, so every check fails, and the message must say why."""
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+LOSES = ["computes its grid from the config autotune chose (every config)", "multiplies matrices"]
+SAYS = "none of your configs can load on this GPU"
+RUNTIMES = ["gpu"]
+
+GPU_CONFIGS = [
+    triton.Config(
+        {"BLOCK_SIZE_M": 256, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 8},
+        num_stages=4,
+        num_warps=8,
+    )
+]
+INTERPRETER_CONFIG = triton.Config(
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 2}
+)
+# decided at import, like the kernels: @triton.jit reads TRITON_INTERPRET when it decorates
+INTERPRETING = os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "yes", "on")
+CONFIGS = [INTERPRETER_CONFIG] if INTERPRETING else GPU_CONFIGS
+
+
+def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
+    """Reject what matmul_kernel cannot handle, with a message that says what was wrong."""
+    for name, t in {"a": a, "b": b}.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+        if t.dtype != torch.float16:
+            raise TypeError(f"{name} must be fp16, got {t.dtype}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            f"a is {tuple(a.shape)} and b is {tuple(b.shape)}: a's columns must equal b's rows"
+        )
+    if a.device != b.device:
+        raise ValueError(f"a is on {a.device} and b on {b.device}")
+    if out is not None:
+        shape = (a.shape[0], b.shape[1])
+        if out.shape != shape or out.dtype != torch.float16 or out.device != a.device:
+            raise ValueError(
+                f"out must be a {shape} fp16 tensor on {a.device}, got {tuple(out.shape)} "
+                f"{out.dtype} on {out.device}"
+            )
+
+
+@triton.jit
+def grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    """The (pid_m, pid_n) tile of program `pid`: groups of GROUP_SIZE_M rows of tiles, each
+    walked column by column, so consecutive programs share their columns of B."""
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    # the last group is shorter when num_pid_m is not a multiple of GROUP_SIZE_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (pid % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.autotune(configs=CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
+
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)  # [BLOCK_SIZE_K]
+    # strides, not shapes: a transposed or sliced operand is read where it lies
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
+        # the last step may hold fewer than BLOCK_SIZE_K columns of A (rows of B)
+        k_remaining = K - k * BLOCK_SIZE_K
+        a_mask = offs_k[None, :] < k_remaining
+        b_mask = offs_k[:, None] < k_remaining
+        a = tl.load(a_ptrs, mask=a_mask, other=0.0)
+        b = tl.load(b_ptrs, mask=b_mask, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+
+    # epilogue: convert once, store through c's own strides
+    c = acc.to(tl.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    check_inputs(a, b, out)
+    M, K = a.shape
+    N = b.shape[1]
+    if out is None:
+        out = torch.empty((M, N), dtype=torch.float16, device=a.device)
+    # a function of the config autotune picks: its block sizes decide the number of tiles
+    grid = lambda META: (
+        triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
+    )
+    matmul_kernel[grid](
+        a,
+        b,
+        out,
+        M,
+        N,
+        K,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        out.stride(0),
+        out.stride(1),
+    )
+    return out
