@@ -93,7 +93,9 @@ INTERNAL_ATTRIBUTES = words(
 TORCH_NAMES = words(
     "Tensor Size dtype device Generator empty empty_like empty_strided zeros zeros_like "
     "full full_like ones ones_like is_tensor is_floating_point finfo iinfo "
-    "get_default_dtype promote_types result_type no_grad inference_mode get_device_module"
+    "get_default_dtype promote_types result_type no_grad inference_mode get_device_module "
+    "memory_format contiguous_format preserve_format channels_last channels_last_3d layout "
+    "strided"
 )
 TORCH_DTYPES = frozenset(n for n, v in vars(torch).items() if isinstance(v, torch.dtype))
 TORCH_CUDA = words(

@@ -52,6 +52,10 @@ def softmax(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_warps = 8
     num_stages = 4 if SIZE_SMEM > 200_000 else 2
+    # tl.range keeps num_stages - 1 rows in flight in shared memory: 3 rows of 64K fp32 need
+    # 768 KB, more than any GPU gives a block, so long rows go unpipelined
+    if (num_stages - 1) * BLOCK_SIZE * x.element_size() > SIZE_SMEM // 2:
+        num_stages = 1
     kernel = softmax_kernel.warmup(
         out, x, x.stride(0), out.stride(0), n_rows, n_cols,
         BLOCK_SIZE=BLOCK_SIZE, num_stages=num_stages, num_warps=num_warps, grid=(1,),
