@@ -16,6 +16,7 @@ the runner; they only choose what to compile.
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -42,10 +43,17 @@ _TRITON_DTYPES = {
 }
 
 
+# a host tensor descriptor, as triton names its type: element type and block shape
+_ELEMENT_TYPES = "|".join(_TRITON_DTYPES.values())
+_DESCRIPTOR = re.compile(rf"tensordesc<({_ELEMENT_TYPES})\[\d{{1,4}}(, \d{{1,4}}){{0,4}}\]>")
+
+
 def _type_of(value) -> str:
     """Triton's signature string for one launch argument."""
     if isinstance(value, dict) and value.get("tensor") in _TRITON_DTYPES:
         return "*" + _TRITON_DTYPES[value["tensor"]]
+    if isinstance(value, dict) and _DESCRIPTOR.fullmatch(str(value.get("descriptor"))):
+        return value["descriptor"]
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):

@@ -30,6 +30,8 @@ import types
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.jit import mangle_type
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ON_GPU = not INTERPRETING and torch.cuda.is_available()
@@ -330,6 +332,11 @@ class Evidence:
                 "tensor": str(value.dtype).removeprefix("torch."),
                 "buffer": self.tensor_ids.get(value.untyped_storage().data_ptr()),
             }
+        if isinstance(value, TensorDescriptor):
+            return {
+                "descriptor": mangle_type(value),  # "tensordesc<fp16[64, 32]>"
+                "buffer": self.tensor_ids.get(value.base.untyped_storage().data_ptr()),
+            }
         if isinstance(value, tl.constexpr):  # a launch may pass tl.constexpr(64) itself
             value = value.value
         if value is None or isinstance(value, (bool, int, float, str)):
@@ -436,13 +443,13 @@ def reads_outside(guarded: dict, found: dict):
         found[name] = set()
     original = InterpreterBuilder.create_masked_load
 
-    def checked_load(self, ptrs, mask, *rest):
+    def checked_load(self, ptrs, mask, *rest, **options):
         addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
         for name, start, size, inside, first in regions:
             element = (addresses[addresses >= start] - start) // size
             element = element[element < inside.size]
             found[name].update((element[~inside[element]] - first).tolist())
-        return original(self, ptrs, mask, *rest)
+        return original(self, ptrs, mask, *rest, **options)
 
     InterpreterBuilder.create_masked_load = checked_load
     try:

@@ -178,7 +178,8 @@ class Guarded:
 @dataclass
 class Launch:
     """One kernel launch, as the runner recorded it: a tensor argument is {"tensor": dtype,
-    "buffer": id of the judge's buffer it views, or None}; plain values are as they were."""
+    "buffer": id of the judge's buffer it views, or None}, a tensor descriptor {"descriptor":
+    triton's type for it, "buffer": ...}; plain values are as they were."""
 
     kernel: str
     grid: tuple[int, ...]
@@ -196,10 +197,13 @@ class Launch:
         return math.prod(self.grid)
 
     def touches(self, t: torch.Tensor) -> bool:
-        """Whether a tensor argument of this launch views the buffer `t` lives in."""
+        """Whether a tensor (or tensor descriptor) argument of this launch views the buffer `t`
+        lives in."""
         wanted = buffer_id(t)
         return any(
-            isinstance(a, dict) and "tensor" in a and a.get("buffer") == wanted
+            isinstance(a, dict)
+            and ("tensor" in a or "descriptor" in a)
+            and a.get("buffer") == wanted
             for a in self.args.values()
         )
 

@@ -137,8 +137,8 @@ def test_grid_follows_config(impl, shape):
         pytest.fail(f"none of your configs can load on this GPU. {too_big[0]}", pytrace=False)
     if too_big:
         note(
-            f"{len(too_big)} of {len(configs)} configs cannot load on this GPU and were "
-            f"skipped, as the autotuner skips them. {too_big[0]}"
+            f"{len(too_big)} of your {len(configs)} configs cannot load on this GPU: this check "
+            f"skips them, as the autotuner does. First: {too_big[0]}"
         )
 
 
