@@ -48,6 +48,7 @@ class Bench:
     work: Callable[[Shape], float]  # bytes moved, or floating-point operations, per call
     tolerance: Callable[[Shape], object]  # drills.testing.Tolerance for the gate
     size_name: str = "size"  # what Shape.size counts, for the plot's axis
+    reference: str = ""  # the reference to time, a file of solutions/ (the drill's by default)
 
 
 @dataclass
@@ -145,7 +146,7 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
     bench = load_bench(drill)
     if bench is None:
         return []
-    reference = getattr(load(source_file("solutions", drill.slug)), bench.entry)
+    reference = getattr(load(source_file("solutions", bench.reference or drill.slug)), bench.entry)
     try:
         under_test = getattr(load(source_file(impl, drill.slug)), bench.entry)
         import_problem = ""

@@ -50,7 +50,7 @@ SHARED_LIMITS = {
     "sm_120": 101376,  # RTX 50xx
 }
 TARGETS = list(SHARED_LIMITS)
-# The persistent kernel runs on compute capability 9.x only (is_hopper in solutions/t4_matmul.py)
+# The persistent kernel runs on compute capability 9.x only (is_hopper in solutions/t4_matmul_persistent.py)
 PERSISTENT_TARGETS = ["sm_90"]
 
 
@@ -165,7 +165,9 @@ def launch_groups() -> dict[str, list[tuple]]:
         # the stub's kernel is the learner's to write: the stub's configs are compiled with the
         # reference's kernel, whose needs the learner's will share
         "t4-stub": [(*t4, stub.matmul_kernel.configs)],
-        "t4-persistent": t4_persistent_launches(ref["t4"]),
+        "t4-persistent": t4_persistent_launches(
+            load_fresh(catalog.ROOT / "solutions" / "t4_matmul_persistent.py", "resources_t4_fast")
+        ),
     }
 
 

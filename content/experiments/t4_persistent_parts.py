@@ -3,7 +3,7 @@ loads or the loop over tiles? Needs a GPU. This is the script, as it ran, behind
 content/t4_matmul.md.
 
 At 4096^3 fp16, both layouts of b, beside cuBLAS; each variant forced to three configs, best kept:
-  reference      solutions.t4_matmul.matmul as it dispatches (autotuned)
+  reference      solutions.t4_matmul_persistent.matmul as it dispatches (autotuned)
   blocks         matmul_kernel: pointer blocks, one program per tile
   blocks_pers    pointer blocks, one program per SM looping over tiles (flatten=True)
   tma_pers       a copy of the reference's matmul_persistent_kernel (bias left out), with
@@ -15,8 +15,8 @@ import sys
 sys.path.insert(0, ".")
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
-from solutions import t4_matmul as ref
-from solutions.t4_matmul import grouped_tile
+from solutions import t4_matmul_persistent as ref
+from solutions.t4_matmul import grouped_tile, matmul_kernel
 
 
 @triton.jit
@@ -82,8 +82,8 @@ def force(kernel, bm, bn, bk, stages, warps):
 
 
 def blocks(a, b, c, *tile):
-    force(ref.matmul_kernel, *tile)
-    ref.matmul_kernel[lambda META: (triton.cdiv(a.shape[0], META["BLOCK_SIZE_M"]) * triton.cdiv(b.shape[1], META["BLOCK_SIZE_N"]),)](
+    force(matmul_kernel, *tile)
+    matmul_kernel[lambda META: (triton.cdiv(a.shape[0], META["BLOCK_SIZE_M"]) * triton.cdiv(b.shape[1], META["BLOCK_SIZE_N"]),)](
         a, b, c, None, a.shape[0], b.shape[1], a.shape[1], *a.stride(), *b.stride(), *c.stride())
 
 

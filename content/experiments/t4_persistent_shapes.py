@@ -13,8 +13,8 @@ import sys
 sys.path.insert(0, ".")
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
-from solutions import t4_matmul as ref
-from solutions.t4_matmul import grouped_tile
+from solutions import t4_matmul_persistent as ref
+from solutions.t4_matmul import grouped_tile, matmul_kernel
 
 
 @triton.autotune(configs=ref.PERSISTENT_GPU_CONFIGS, key=["M", "N", "K", "B_KMAJOR"])
@@ -52,7 +52,7 @@ def blocks(a, b, c):
     M, K = a.shape
     N = b.shape[1]
     grid = lambda META: (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),)
-    ref.matmul_kernel[grid](a, b, c, None, M, N, K, *a.stride(), *b.stride(), *c.stride())
+    matmul_kernel[grid](a, b, c, None, M, N, K, *a.stride(), *b.stride(), *c.stride())
 
 
 def pers_nofl(a, b, c):
@@ -81,6 +81,6 @@ for M, N, K in [(16, 4096, 4096), (1000, 3000, 2000), (4096, 4096, 512), (4096, 
             if name != "cuBLAS":
                 assert torch.allclose(c.float(), expected, atol=1, rtol=0.02), (name, M, N, K, layout)
             tflops[name] = 2 * M * N * K / do_bench(fn, return_mode="median") / 1e9
-        picks = [k.best_config for k in (ref.matmul_kernel, ref.matmul_persistent_kernel, unflattened_kernel)]
+        picks = [k.best_config for k in (matmul_kernel, ref.matmul_persistent_kernel, unflattened_kernel)]
         print(f"{M}x{N}x{K}, {layout}: " + " | ".join(f"{v:.0f}" for v in tflops.values()), flush=True)
         print("    " + " / ".join(f"{p.kwargs['BLOCK_SIZE_M']}x{p.kwargs['BLOCK_SIZE_N']}x{p.kwargs['BLOCK_SIZE_K']} s{p.num_stages} w{p.num_warps}" for p in picks), flush=True)

@@ -11,7 +11,7 @@ sys.path.insert(0, ".")
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from solutions import t4_matmul as ref
+from solutions import t4_matmul_persistent as ref
 fn = ref.matmul_persistent_kernel.fn
 print("triton", triton.__version__)
 for kmaj in (True, False):
