@@ -146,7 +146,8 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
     bench = load_bench(drill)
     if bench is None:
         return []
-    reference = getattr(load(source_file("solutions", bench.reference or drill.slug)), bench.entry)
+    reference_file = drill.source("solutions").with_name(f"{bench.reference or drill.slug}.py")
+    reference = getattr(load(reference_file), bench.entry)
     try:
         under_test = getattr(load(source_file(impl, drill.slug)), bench.entry)
         import_problem = ""
