@@ -284,11 +284,14 @@ def shared_memory(spec: dict, target: str) -> int:
         return json.loads(Path(cached).read_text())
     gpu = GPUTarget("cuda", int(target.removeprefix("sm_")), 32)
     try:
-        triton.compile(source, target=gpu, options=spec["options"])
+        compiled = triton.compile(source, target=gpu, options=spec["options"])
     except SharedKnown as known:
-        cache.put(json.dumps(known.args[0]), "shared.json", binary=False)
-        return known.args[0]
-    raise RuntimeError("compiled to the end: this triton's make_llir never called to_module")
+        shared = known.args[0]
+    else:
+        # Triton's cache held the whole kernel (a GPU compiled it before): it says as much
+        shared = compiled.metadata.shared
+    cache.put(json.dumps(shared), "shared.json", binary=False)
+    return shared
 
 
 COMPILES: list[dict] = []  # filled before the workers fork, which find them by index
