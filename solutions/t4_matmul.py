@@ -89,8 +89,8 @@ def gelu(x):
     return 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
 
 
-# the key: the shape, and the layout (stride_ak or stride_bk is 1 for a row-major operand, not
-# for a transposed one), which changes the best config
+# the key: the shape and the layout, which can change the best config. stride_ak is 1 for a
+# row-major a; stride_bk is 1 for b = w.t() (a row-major b has stride_bk = N, stride_bn = 1)
 @triton.autotune(configs=CONFIGS, key=["M", "N", "K", "stride_ak", "stride_bk"])
 @triton.heuristics({"ALIGN": row_alignment})
 @triton.jit
