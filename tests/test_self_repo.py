@@ -1,6 +1,8 @@
 """The repo's own tests of its content: lessons point at files that exist, and their
 interpreter snippets run."""
 
+import ast
+import builtins
 import re
 import subprocess
 import sys
@@ -82,3 +84,119 @@ def test_t4_lesson_pictures_match_the_reference_helper():
             )
     finally:
         solution.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The learner's path: each drill's lesson (its notes page holds the research)
+# ---------------------------------------------------------------------------------------------
+
+PATHS = [drill.lesson for drill in catalog.DRILLS]
+MOST_WORDS = 3300  # "about 3,000": the lesson is the path to the task, the notes hold the rest
+URL = re.compile(r"https?://[^\s)>\]`]+")
+
+
+def paragraphs(path) -> list[str]:
+    return re.split(r"\n\s*\n", path.read_text())
+
+
+@pytest.mark.parametrize("lesson", PATHS, ids=lambda p: p.stem)
+def test_lesson_is_a_short_path(lesson):
+    words = len(lesson.read_text().split())
+    assert words <= MOST_WORDS, f"{lesson.name} has {words} words: move research to its notes"
+
+
+@pytest.mark.parametrize("lesson", PATHS, ids=lambda p: p.stem)
+def test_lesson_does_not_show_the_tests_before_a_pass(lesson):
+    """A link into tests/ shows the checks' inputs and the wrong kernels: only after a pass."""
+    early = [
+        p.strip()[:80]
+        for p in paragraphs(lesson)
+        if re.search(r"\(\.\./tests/|`tests/", p) and "after you pass" not in p.lower()
+    ]
+    assert not early, f"{lesson.name} points into tests/ before a pass: {early}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_links_are_well_formed(lesson):
+    for url in URL.findall(lesson.read_text()):
+        assert url.startswith("https://"), f"{lesson.name}: not https: {url}"
+        host = url.removeprefix("https://").split("/")[0]
+        assert re.fullmatch(r"[\w-]+(\.[\w-]+)+", host), f"{lesson.name}: bad host in {url}"
+        assert not url.endswith((".", ",", ";", ":")), f"{lesson.name}: {url} ends in punctuation"
+
+
+def top_level_names(path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def called_names(block: str) -> set[str]:
+    """Functions a snippet calls (or launches) by a bare name it does not define itself."""
+    tree = ast.parse(block)
+    defined = {
+        n.name if isinstance(n, (ast.FunctionDef, ast.ClassDef)) else n.id
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+        or (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    }
+    defined |= {
+        a.asname or a.name
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
+    defined |= {
+        a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs
+    }
+    called = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            target = node.func.value if isinstance(node.func, ast.Subscript) else node.func
+            if isinstance(target, ast.Name):
+                called.add(target.id)
+    return called - defined - set(dir(builtins))
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_lesson_snippets_call_what_the_drill_has(drill):
+    """A name a snippet calls without defining it is the stub's or the reference's."""
+    known = top_level_names(drill.stub) | top_level_names(drill.source("solutions"))
+    for block in python_blocks(drill.lesson):
+        unknown = called_names(block) - known
+        assert not unknown, f"{drill.lesson.name} calls what neither file defines: {unknown}"
+
+
+NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"],
+        start=1,
+    )
+}
+
+
+def test_t4_lesson_counts_the_configs_it_means():
+    """ "N configs" in the T4 lesson is the length of a list the learner has: the stub's, the
+    reference's GPU list, or the interpreter's one."""
+    from drills.loading import load
+
+    stub, reference = load(catalog.find("t4").stub), load(ROOT / "solutions" / "t4_matmul.py")
+    sizes = {len(stub.GPU_CONFIGS), len(reference.GPU_CONFIGS), 1}
+    lesson = catalog.find("t4").lesson.read_text()
+    for said in re.findall(r"\b(\w+) configs\b", lesson):
+        count = int(said) if said.isdigit() else NUMBER_WORDS.get(said.lower())
+        assert count is None or count in sizes, f"the T4 lesson counts {said} configs: {sizes}"
+    # the autotuner compiles and times one kernel per config of the learner's list
+    for said in re.findall(r"\b(\w+) kernels\b", lesson):
+        count = int(said) if said.isdigit() else NUMBER_WORDS.get(said.lower())
+        assert count in (None, len(stub.GPU_CONFIGS)), f"the T4 lesson times {said} kernels"
+
+
+def test_the_snippet_check_finds_a_name_only_the_reference_had():
+    block = "a_desc = make_descriptor(a)\nlaunch_tiled[grid](a_desc, b, out)\nprint(len(a))\n"
+    assert called_names(block) == {"make_descriptor", "launch_tiled"}
