@@ -193,7 +193,7 @@ def launch(
     if out is None:
         out = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float16, device=a.device)
     # b = w.t() holds matmul_kernel to 0.72-0.85x cuBLAS on an H200, where the persistent
-    # kernel reaches 0.92-1.08x (lesson §11)
+    # kernel reaches 0.92-1.08x (content/t4_notes.md §4)
     if descriptor_layout(a, b, out) is True and is_hopper(a.device):
         launch_persistent(a, b, out, bias)
         return out

@@ -1,5 +1,5 @@
-"""t4, lesson §11: how much of a small product's time is Python on the host? Needs a GPU. This is
-the script, as it ran, behind the numbers in content/t4_matmul.md.
+"""t4, notes §4: how much of a small product's time is Python on the host? Needs a GPU. This is
+the script, as it ran, behind the numbers in content/t4_notes.md.
 
 For each shape, the reference's matmul (out given) and cuBLAS:
   host us    wall-clock time per call over 200 calls in a row, synchronised once at the end: the

@@ -1,6 +1,6 @@
-"""t4, lesson §11: how to tell the compiler that an integer argument is a multiple of 8. Needs
+"""t4, notes §4: how to tell the compiler that an integer argument is a multiple of 8. Needs
 no GPU: it compiles one small copy kernel for sm_90 three ways and counts the loads in the PTX.
-This is the script, as it ran, behind the claim in content/t4_matmul.md.
+This is the script, as it ran, behind the claim in content/t4_notes.md.
 
   0  the stride as passed: Triton knows only whether it is a multiple of 16
   1  stride = tl.multiple_of(stride, 8)

@@ -1,5 +1,5 @@
-"""t4, lesson §11: why 1000 x 3000 x 2000 is slow, and what fixes it. Needs a GPU. This is the
-script, as it ran, behind the numbers in content/t4_matmul.md.
+"""t4, notes §4: why 1000 x 3000 x 2000 is slow, and what fixes it. Needs a GPU. This is the
+script, as it ran, behind the numbers in content/t4_notes.md.
 
 For each shape: cuBLAS; tutorial 03's wrapped offsets and the reference, both autotuned; then
 the reference's kernel without (ALIGN=1) and with (ALIGN=8) the hint that 8 divides N, K and

@@ -1,6 +1,6 @@
-"""t4, lesson §8 and §11: which part of the persistent kernel closes the b = w.t() gap, the TMA
+"""t4, notes §3 and §4: which part of the persistent kernel closes the b = w.t() gap, the TMA
 loads or the loop over tiles? Needs a GPU. This is the script, as it ran, behind the numbers in
-content/t4_matmul.md.
+content/t4_notes.md.
 
 At 4096^3 fp16, both layouts of b, beside cuBLAS; each variant forced to three configs, best kept:
   reference      solutions.t4_matmul_persistent.matmul as it dispatches (autotuned)

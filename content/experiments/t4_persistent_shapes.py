@@ -1,5 +1,5 @@
-"""t4, lesson §8 and §11: where does the persistent kernel beat one program per tile? Needs a GPU.
-This is the script, as it ran, behind the numbers in content/t4_matmul.md.
+"""t4, notes §3 and §4: where does the persistent kernel beat one program per tile? Needs a GPU.
+This is the script, as it ran, behind the numbers in content/t4_notes.md.
 
 The benchmark's shapes, each with b row-major and b = w.t(), beside cuBLAS (TFLOP/s); every
 kernel autotuned over its own list:

@@ -1,7 +1,7 @@
-"""t4, lesson §8: does `.T` on a tile read through a descriptor move data? Needs no GPU: it
+"""t4, notes §3: does `.T` on a tile read through a descriptor move data? Needs no GPU: it
 compiles the reference's matmul_persistent_kernel for sm_90 (128 x 256 x 64, 3 stages, 8 warps,
 every integer a multiple of 16), with b = w.t() and with b row-major, and counts operations in
-the TTGIR. This is the script, as it ran, behind the claim in content/t4_matmul.md.
+the TTGIR. This is the script, as it ran, behind the claim in content/t4_notes.md.
 
 Run from the repository root, with the interpreter off:
 TRITON_INTERPRET=0 python3 content/experiments/t4_persistent_ttgir.py

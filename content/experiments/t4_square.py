@@ -1,6 +1,6 @@
-"""t4, lesson §11: what the reference loses to cuBLAS at 4096^3, 8192^3 and with b = w.t(), and
+"""t4, notes §4: what the reference loses to cuBLAS at 4096^3, 8192^3 and with b = w.t(), and
 what wins it back. Needs a GPU. This is the script, as it ran, behind the numbers in
-content/t4_matmul.md.
+content/t4_notes.md.
 
 Variants of one kernel, each with every config below forced in turn, best kept:
   masked   the reference's loads: M, N and K masks every step

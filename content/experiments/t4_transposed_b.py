@@ -1,6 +1,6 @@
-"""t4, lesson §11: b = w.t() at 4096^3, the reference kernel forced to each config below (its
+"""t4, notes §4: b = w.t() at 4096^3, the reference kernel forced to each config below (its
 own list, then larger BLOCK_SIZE_K), beside cuBLAS before and after. Needs a GPU. This is the
-script, as it ran, behind the numbers in content/t4_matmul.md.
+script, as it ran, behind the numbers in content/t4_notes.md.
 
 It ran through matmul, which then launched matmul_kernel for every layout; it now calls
 the drill's launch (launch_tiled here): the benchmark's reference sends b = w.t() to the

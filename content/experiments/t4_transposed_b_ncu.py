@@ -1,6 +1,6 @@
-"""t4, lesson §11: the two launches Nsight Compute profiled, b row-major then b = w.t() at 4096^3, each
+"""t4, notes §4: the two launches Nsight Compute profiled, b row-major then b = w.t() at 4096^3, each
 twice, with the reference's matmul_kernel forced to 128 x 256 x 64, 3 stages, 8 warps. Needs a GPU and
-ncu. This is the script, as it ran, behind the numbers in content/t4_matmul.md.
+ncu. This is the script, as it ran, behind the numbers in content/t4_notes.md.
 
 It ran through matmul, which then launched matmul_kernel for every layout; it now calls
 the drill's launch (launch_tiled here): the benchmark's reference sends b = w.t() to the

@@ -1,8 +1,8 @@
-"""t4, lesson §11: does b = w.t() compile to different instructions? Needs no GPU: it compiles
+"""t4, notes §4: does b = w.t() compile to different instructions? Needs no GPU: it compiles
 the reference's matmul_kernel for sm_90 at 128 x 256 x 64, 4 stages, 8 warps, once with B
 row-major and once transposed (every other integer a multiple of 16, as at 4096^3), and counts
 what the PTX moves and multiplies with, and the shared-memory layouts in the TTGIR. This is the
-script, as it ran, behind the claim in content/t4_matmul.md.
+script, as it ran, behind the claim in content/t4_notes.md.
 
 Run from the repository root, with the interpreter off:
 TRITON_INTERPRET=0 python3 content/experiments/t4_transposed_b_ptx.py

@@ -1,5 +1,5 @@
-"""t4, lesson §11: why b = w.t() is slower than row-major b in the reference, and what closes
-the gap. Needs a GPU. This is the script, as it ran, behind the numbers in content/t4_matmul.md.
+"""t4, notes §4: why b = w.t() is slower than row-major b in the reference, and what closes
+the gap. Needs a GPU. This is the script, as it ran, behind the numbers in content/t4_notes.md.
 
 At 4096^3 and 8192^3 fp16, both layouts of b, beside cuBLAS. Each variant is forced to every
 config below in turn, best kept:
