@@ -1,5 +1,6 @@
 # The command surface. Each target sets up .venv on first use (drills/bootstrap.py).
-#   make grade [DRILL=t1] [IMPL=mine|solutions] [JSON=path]   grade your kernels
+#   make grade [DRILL=t1] [IMPL=mine|solutions] [JSON=path] [V=1]   grade your kernels
+#   make progress                                             every drill's last grade, and next
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
 #   make hint [DRILL=t2]                                      the next hint for a drill
 #   make watch [DRILL=t2]                                     re-grade a drill on every save
@@ -14,16 +15,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 READY := $(VENV)/.ready
 
-.PHONY: help grade bench hint watch reset compare doctor versions test clean
+.PHONY: help grade progress bench hint watch reset compare doctor versions test clean
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^#//'
+	@sed -n '2,11p' Makefile | sed 's/^#//'
 
 $(READY): pyproject.toml drills/bootstrap.py
 	$(PYTHON) drills/bootstrap.py
 
 grade: $(READY)
-	@$(PY) grader.py $(DRILL) --impl $(or $(IMPL),mine) $(if $(JSON),--json $(JSON))
+	@$(PY) grader.py $(DRILL) --impl $(or $(IMPL),mine) $(if $(JSON),--json $(JSON)) $(if $(V),-v)
+
+progress: $(READY)
+	@$(PY) -m drills.tools progress
 
 bench: $(READY)
 	@$(PY) -m drills.bench $(DRILL) --impl $(or $(IMPL),mine)

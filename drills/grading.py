@@ -406,15 +406,24 @@ def _charge_tampering(checks: list[CheckResult], tampered: list[str]) -> str:
     return message
 
 
+def _restore_hint(source: Path) -> str:
+    """For a learner's file in mine/: the command that puts the stub back."""
+    if source.parent != catalog.ROOT / "mine":
+        return ""
+    return f": `make reset DRILL={catalog.find(source.stem).id}` puts the stub back"
+
+
 def private_copy(source: Path, folder: Path) -> Path | str:
     """The learner's file, copied before any learner code runs (nothing can change it while the
     other drills are graded); or why it cannot be graded."""
     if not source.exists():
-        return f"{_relative(source)} does not exist"
+        return f"{_relative(source)} does not exist{_restore_hint(source)}"
     if source.is_symlink() or not source.is_file():
         return f"{_relative(source)} is not a regular file"
     if source.stat().st_size > MAX_SOURCE_BYTES:
         return f"{_relative(source)} is larger than {MAX_SOURCE_BYTES // 1024} KB"
+    if not source.read_bytes().strip():
+        return f"{_relative(source)} is empty{_restore_hint(source)}"
     copy = folder / source.name
     shutil.copyfile(source, copy)
     return copy

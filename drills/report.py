@@ -75,15 +75,31 @@ def _check_line(c: CheckResult) -> Text:
     return line
 
 
+def _drill_after(results: list[DrillResult]) -> catalog.Drill | None:
+    """The drill that follows the last one graded here, if there is one."""
+    if not results:
+        return None
+    order = [d.id for d in catalog.DRILLS]
+    following = order.index(results[-1].id) + 1
+    return catalog.DRILLS[following] if following < len(order) else None
+
+
 def first_unfinished(results: list[DrillResult]) -> DrillResult | None:
     return next((r for r in results if r.status != "passed"), None)
 
 
-def next_step(r: DrillResult | None, impl: str) -> str:
+def next_step(r: DrillResult | None, impl: str, results: list[DrillResult] = ()) -> str:
     if r is None:
+        after = _drill_after(results) if impl == "mine" else None
+        if after is not None:
+            lesson = after.lesson.relative_to(catalog.ROOT)
+            return (
+                f"Next: {after.id} · {after.title}: read {lesson}, then run "
+                f"`make grade DRILL={after.id}`."
+            )
         return (
             "Next: every selected drill passes. Compare your kernels with solutions/ and "
-            "try the experiments at the end of each lesson."
+            "try the experiments in each drill's notes."
         )
     drill = catalog.find(r.id)
     lesson = drill.lesson.relative_to(catalog.ROOT)
@@ -126,12 +142,28 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
         title, body = _failure(focus)
         out.print(Text(title, "bold " + STYLE[focus.status]))
         out.print(body, markup=False)
+        others = failing_checks(focus)[1:]
+        if others:
+            out.print(Text("\nAlso failing (each its own first case):", "bold"))
+        for c in others:
+            out.print(Text(f"✗ {c.name}", STYLE[c.status]))
+            out.print(_gist(c.message), markup=False)
     out.print()
-    out.print(Text(next_step(focus, impl), "bold"))
+    out.print(Text(next_step(focus, impl, results), "bold"))
+
+
+def failing_checks(r: DrillResult) -> list[CheckResult]:
+    return [c for c in r.checks if c.scored and c.status not in ("passed", "skipped")]
 
 
 def first_failing_check(r: DrillResult) -> CheckResult:
-    return next(c for c in r.checks if c.scored and c.status not in ("passed", "skipped"))
+    return failing_checks(r)[0]
+
+
+def _gist(message: str, lines: int = 3) -> str:
+    """The start of a check's message, indented: the case, what went wrong, the advice."""
+    kept = [line for line in message.splitlines() if line.strip()][:lines]
+    return "\n".join("  " + line for line in kept)
 
 
 def _failure(r: DrillResult) -> tuple[str, str]:

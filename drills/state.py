@@ -72,6 +72,15 @@ def record_grades(results) -> None:
     save(data)
 
 
+def last_grade(drill: catalog.Drill) -> dict | None:
+    """The last grade of mine/ for this drill, with `current`: whether the file is unchanged
+    since; None if never graded."""
+    grade = load().get("grades", {}).get(drill.id)
+    if not grade:
+        return None
+    return {**grade, "current": grade["source_mtime"] == _mtime(drill.source("mine"))}
+
+
 def last_status(drill: catalog.Drill) -> str | None:
     """The status of the last grade of mine/, or None if never graded or edited since."""
     grade = load().get("grades", {}).get(drill.id)

@@ -66,15 +66,14 @@ def backup(path: Path) -> Path:
 
 
 def reset(drill: catalog.Drill) -> int:
+    """Back up mine/'s file, then put the stub back. The hints already shown stay shown."""
     target = drill.source("mine")
+    shown = target.relative_to(catalog.ROOT)
     if target.exists():
-        copy = backup(target)
-        print(
-            f"Your {target.relative_to(catalog.ROOT)} is saved as {copy.relative_to(catalog.ROOT)}."
-        )
+        copy = backup(target).relative_to(catalog.ROOT)
+        print(f"Your {shown} is saved as {copy}. To bring it back: cp {copy} {shown}")
     shutil.copyfile(drill.stub, target)
-    state.set_hints_shown(drill, 0)
-    print(f"{target.relative_to(catalog.ROOT)} is the untouched stub again.")
+    print(f"{shown} is the untouched stub again.")
     return 0
 
 
@@ -86,14 +85,17 @@ def reset(drill: catalog.Drill) -> int:
 def compare(drill: catalog.Drill, assume_yes: bool) -> int:
     mine, reference = drill.source("mine"), drill.source("solutions")
     if not assume_yes and state.last_status(drill) != "passed":
+        # on stderr: under `make compare | less` the question must still be seen
         print(
             f"{drill.id} has not passed yet (as last graded), and the reference solution gives "
-            "the drill away."
+            "the drill away.",
+            file=sys.stderr,
         )
         if not sys.stdin.isatty():
-            print(f"To see it anyway: make compare DRILL={drill.id} YES=1")
+            print(f"To see it anyway: make compare DRILL={drill.id} YES=1", file=sys.stderr)
             return 1
-        if input("Show it anyway? [y/N] ").strip().lower() not in ("y", "yes"):
+        print("Show it anyway? [y/N] ", end="", file=sys.stderr, flush=True)
+        if input().strip().lower() not in ("y", "yes"):
             return 1
     lines = list(
         difflib.unified_diff(
@@ -234,9 +236,46 @@ def doctor() -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------
+# progress
+# ---------------------------------------------------------------------------------------------
+
+
+def progress() -> int:
+    """Every drill's last grade of mine/, from .drills/state.json, without grading again."""
+    now = time.time()
+    for drill in catalog.DRILLS:
+        grade = state.last_grade(drill)
+        if grade is None:
+            line = "not graded yet"
+        else:
+            ago = _ago(now - grade["graded_at"])
+            line = f"{grade['status']:<12} {grade['score']:.0f}/{grade['max_score']:.0f}  {ago}"
+            if not grade["current"]:
+                line += f"  (mine/{drill.slug}.py changed since)"
+        print(f"{drill.id}  {drill.title:<17} {line}")
+    drill = state.first_unfinished()
+    lesson = drill.lesson.relative_to(catalog.ROOT)
+    if state.last_status(drill) == "passed":
+        print(
+            "\nNext: every drill passes. Compare yours with the references: make compare DRILL=t1"
+        )
+    else:
+        print(f"\nNext: {drill.id} · {drill.title}: {lesson}, then make grade DRILL={drill.id}")
+    return 0
+
+
+def _ago(seconds: float) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    return "just now"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m drills.tools")
-    parser.add_argument("tool", choices=("hint", "watch", "reset", "compare", "doctor"))
+    parser.add_argument("tool", choices=("hint", "watch", "reset", "compare", "doctor", "progress"))
     parser.add_argument(
         "drill", nargs="?", help="drill id or name; default: the first unfinished one (hint, watch)"
     )
@@ -244,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.tool == "doctor":
         return doctor()
+    if args.tool == "progress":
+        return progress()
     if args.drill is None and args.tool in ("reset", "compare"):
         print(f"make {args.tool} needs a drill: make {args.tool} DRILL=t1", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, grading, runtime
+from drills import catalog, grading, report, runtime
 from drills.testing import explain
 
 ROOT = catalog.ROOT
@@ -38,7 +38,7 @@ def negative_meta(path: Path) -> dict:
 
 
 @pytest.mark.parametrize("path", NEGATIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_negative_control_loses_points_in_its_check(path):
+def test_negative_control_loses_points_in_its_check(path, capsys):
     meta = negative_meta(path)
     loses, says = meta["LOSES"], meta["SAYS"]
     if kind() not in meta["RUNTIMES"]:
@@ -55,6 +55,10 @@ def test_negative_control_loses_points_in_its_check(path):
     assert result.score <= meta["MAX_SCORE"], result.score
     first_lost = checks[loses[0]]
     assert says in first_lost.message, first_lost.message
+    # and the terminal shows it, whichever of the failing checks it is
+    report.show([result], "mine")
+    shown = " ".join(capsys.readouterr().out.split())
+    assert " ".join(says.split()) in shown, shown[-3000:]
 
 
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -71,9 +71,35 @@ def test_reset_backs_up_the_learners_file_then_restores_the_stub(clone):
     assert mine.read_text() == (ROOT / "drills" / "stubs" / "t2_softmax.py").read_text()
     (backup,) = (clone / "mine" / ".backup").glob("t2_softmax.*.py")
     assert backup.read_text() == "# my work in progress\n"
-    assert str(backup.relative_to(clone)) in done.stdout
+    assert f"cp {backup.relative_to(clone)} mine/t2_softmax.py" in done.stdout  # how to undo
     tool(clone, "reset", "t2")  # a second reset keeps the first backup too
     assert len(list((clone / "mine" / ".backup").glob("t2_softmax.*.py"))) == 2
+
+
+def test_reset_keeps_the_hints_already_shown(clone):
+    tool(clone, "hint", "t2")
+    tool(clone, "reset", "t2")
+    assert "hint 2 of 3" in tool(clone, "hint", "t2").stdout
+
+
+def test_progress_shows_every_drill_and_what_is_next_without_grading(clone):
+    before = tool(clone, "progress")
+    assert before.returncode == 0
+    assert all(f"{d.id}  {d.title}" in before.stdout for d in catalog.DRILLS)
+    assert "not graded yet" in before.stdout and "Next: t1" in before.stdout
+    mine = clone / "mine" / "t1_add.py"
+    mine.write_text((ROOT / "solutions" / "t1_add.py").read_text())
+    subprocess.run(
+        [sys.executable, "grader.py", "t1"],
+        cwd=clone,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    after = tool(clone, "progress").stdout
+    assert "passed       100/100  just now" in after and "Next: t2" in after
+    mine.write_text(mine.read_text() + "# edited\n")
+    assert "(mine/t1_add.py changed since)" in tool(clone, "progress").stdout
 
 
 def test_reset_needs_a_drill(clone):
@@ -83,7 +109,7 @@ def test_reset_needs_a_drill(clone):
 
 def test_compare_asks_before_spoiling_an_unfinished_drill(clone):
     refused = tool(clone, "compare", "t1")  # stdin is not a terminal: no prompt, no spoiler
-    assert refused.returncode == 1 and "YES=1" in refused.stdout
+    assert refused.returncode == 1 and "YES=1" in refused.stderr
     assert "+++ solutions/t1_add.py" not in refused.stdout
     shown = tool(clone, "compare", "t1", "--yes")
     assert shown.returncode == 0 and "+++ solutions/t1_add.py" in shown.stdout
@@ -234,3 +260,23 @@ def test_grader_writes_every_format_asked_for(tmp_path):
         check=False,
     )
     assert bad.returncode == 2 and "unknown format" in bad.stderr
+
+
+@pytest.mark.parametrize("damage", ["empty", "missing"])
+def test_an_empty_or_missing_file_points_to_reset(clone, damage):
+    mine = clone / "mine" / "t1_add.py"
+    if damage == "empty":
+        mine.write_text("\n")
+    else:
+        mine.unlink()
+    graded = subprocess.run(
+        [sys.executable, "grader.py", "t1"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    said = {"empty": "mine/t1_add.py is empty", "missing": "mine/t1_add.py does not exist"}
+    assert graded.returncode == 1 and said[damage] in graded.stdout, graded.stdout
+    assert "make reset DRILL=t1" in graded.stdout, graded.stdout
