@@ -18,7 +18,7 @@ _KNOWN_ERRORS = {
     r"Loop-carried variable": "A variable changes type inside a loop: an accumulator "
     "started as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and "
     "convert once after the loop.",
-    r"K >= 16": "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_SIZE_K >= 16) "
+    r"K >= 16": "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_K, or BLOCK_SIZE_K, >= 16) "
     "for 16-bit inputs; the interpreter accepts smaller ones.",
     r"arange's range must be a power of 2": "Block sizes must be powers of two: round up "
     "with triton.next_power_of_2 and mask the extra lanes.",

@@ -547,11 +547,17 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     for name, offsets in watched.reads_outside.items():
         if offsets:
             span = case.inputs[name].span if name in case.inputs else case.out.span
+            # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
+            # dropped by the store's mask, and only a GPU's fault would show it
+            effect = (
+                "The values read there reached the result, which is wrong."
+                if compare(case.out.tensor, case.expected, case.tol) is not None
+                else "Here the values were thrown away, but on a GPU such a read can fault."
+            )
             return (
                 f"read {len(offsets)} elements outside `{name}`: "
-                f"{_where(sorted(offsets), span)}. A load needs the same mask as the store: "
-                "here the values were thrown away, but on a GPU such a read can fault. "
-                f"{case.hints.outside_read}"
+                f"{_where(sorted(offsets), span)}. {effect} "
+                f"{case.hints.outside_read or 'Mask every load as the store is masked.'}"
             ).rstrip()
     launch = seen[-1]
     owner = lambda idx: case.owner(launch, idx)

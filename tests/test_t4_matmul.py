@@ -266,6 +266,8 @@ GELU_HINTS = dataclasses.replace(
     HINTS,
     values="In the epilogue, add bias[offs_bn] (one value per column of c) to acc, then apply "
     "GELU, 0.5 * x * (1 + erf(x / sqrt(2))), both in fp32, and only then convert to fp16.",
+    outside_read="bias holds N values, one per column of c: load bias[offs_bn] with the mask "
+    "offs_bn < N (and a and b with their own masks, as in matmul).",
 )
 
 
