@@ -170,9 +170,12 @@ def pytest_runtest_makereport(item, call):
         item._drills = {"outcome": "passed", "kind": "", "message": ""}
         testing.take_notes()  # a case's notes are its own
     state = item._drills
-    if report.skipped and call.when == "setup":
+    if report.skipped and call.when in ("setup", "call"):
+        # setup: a GPU-only case, or a check that already failed; call: the test chose not to
+        # run (the optional exercise, before its function exists)
         outcome = "not_run" if getattr(item, "_drills_not_run", False) else "skipped"
-        state.update(outcome=outcome, message=str(report.longrepr[-1]))
+        reason = str(report.longrepr[-1]).removeprefix("Skipped: ")
+        state.update(outcome=outcome, message=reason)
     elif report.failed and state["outcome"] != "failed":
         kind, message = _classify(call.excinfo)
         state.update(outcome="failed", kind=kind, message=message)

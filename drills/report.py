@@ -66,7 +66,9 @@ def _check_line(c: CheckResult) -> Text:
     line = Text(f"  {mark} ", STYLE[c.status])
     line.append(f"{c.name} ")
     line.append(f"{_points(c.score)}/{_points(c.max_score)}", "dim")
-    if c.status not in ("passed", "failed", "skipped"):
+    if c.status == "not_started" and not c.scored:
+        line.append("  (not attempted)", STYLE[c.status])
+    elif c.status not in ("passed", "failed", "skipped"):
         line.append(f"  ({c.status.replace('_', ' ')})", STYLE[c.status])
     if c.skipped_cases:
         line.append(f"  [{len(c.skipped_cases)} GPU-only case(s) skipped]", "dim")
@@ -132,7 +134,7 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
             if c.status == "passed" and c.message:
                 out.print(Text(f"\nNote · {r.id} · {c.name}", "bold"))
                 out.print(c.message, markup=False)
-            if not c.scored and c.status not in ("passed", "skipped"):
+            if not c.scored and c.status not in ("passed", "skipped", "not_started"):
                 out.print(
                     Text(f"\nExtra check (not scored) · {r.id} · {c.name} [case {c.case}]", "bold")
                 )
