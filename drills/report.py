@@ -162,9 +162,11 @@ def first_failing_check(r: DrillResult) -> CheckResult:
     return failing_checks(r)[0]
 
 
-def _gist(message: str, lines: int = 3) -> str:
-    """The start of a check's message, indented: the case, what went wrong, the advice."""
-    kept = [line for line in message.splitlines() if line.strip()][:lines]
+def _gist(message: str) -> str:
+    """A check's message in two lines, indented: its first (the case and what went wrong) and
+    its last (the advice for that mistake); the details between are the first failure's."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    kept = lines if len(lines) <= 2 else [lines[0], lines[-1]]
     return "\n".join("  " + line for line in kept)
 
 
