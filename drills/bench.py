@@ -4,7 +4,9 @@ For each drill: a correctness gate on every benchmark shape first, then the medi
 flushed before each run, by triton.testing.do_bench; the three take turns over three rounds and
 the median round counts) of the kernel under test, the reference solution and torch (cuBLAS for
 matmul), over the shapes the drill declares in its test file
-(`BENCH`, separate from its test shapes). Throughput is reported against a hardware limit
+(`BENCH`, separate from its test shapes). Beside it, the median time of the same call replayed
+from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not flushed): the GPU's time without
+the host's, which is most of a small shape's do_bench time. Throughput is reported against a hardware limit
 measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16 matmul.
 
 Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
@@ -73,12 +75,28 @@ class Row:
     torch_version: str
     triton_version: str
     date: str
+    # the same calls replayed from a CUDA graph (absent from reports saved before they existed)
+    impl_graph_ms: float | None = None
+    reference_graph_ms: float | None = None
+    torch_graph_ms: float | None = None
+
+    @property
+    def graph_vs_torch(self) -> float | None:
+        if self.impl_graph_ms is None or self.torch_graph_ms is None:
+            return None
+        return self.torch_graph_ms / self.impl_graph_ms
 
 
 def _median_ms(fn) -> float:
     import triton.testing
 
     return triton.testing.do_bench(fn, return_mode="median")
+
+
+def _graph_ms(fn) -> float:
+    import triton.testing
+
+    return triton.testing.do_bench_cudagraph(fn, return_mode="median")
 
 
 ROUNDS = 3
@@ -161,9 +179,9 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
         gate = import_problem or _gate(under_test, bench.torch_fn, args, bench.tolerance(shape))
         contenders = [reference, bench.torch_fn] + ([under_test] if gate == "ok" else [])
-        ref_ms, torch_ms, *tested_ms = _interleaved_ms(
-            [functools.partial(f, *args) for f in contenders]
-        )
+        calls = [functools.partial(f, *args) for f in contenders]
+        ref_ms, torch_ms, *tested_ms = _interleaved_ms(calls)
+        ref_graph_ms, torch_graph_ms, *tested_graph_ms = [_graph_ms(call) for call in calls]
         impl_ms = tested_ms[0] if tested_ms else None
         ref_rate, torch_rate = per_ms / ref_ms, per_ms / torch_ms
         impl_rate = per_ms / impl_ms if impl_ms else None
@@ -189,6 +207,9 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
                 versions["torch"],
                 versions["triton"],
                 today,
+                tested_graph_ms[0] if tested_graph_ms else None,
+                ref_graph_ms,
+                torch_graph_ms,
             )
         )
     return rows
@@ -216,6 +237,9 @@ def terminal_table(rows: list[Row], impl: str):
         "torch",
         f"{impl}/torch",
         "of limit",
+        f"{impl} graph ms",
+        "graph torch ms",
+        "graph ratio",
         "unit",
         "gate",
     ):
@@ -232,6 +256,9 @@ def terminal_table(rows: list[Row], impl: str):
             f"{r.torch_rate:.0f}",
             _fmt(r.vs_torch, ".2f"),
             _fmt(r.of_limit, ".0%"),
+            _fmt(r.impl_graph_ms, ".4f"),
+            _fmt(r.torch_graph_ms, ".4f"),
+            _fmt(r.graph_vs_torch, ".2f"),
             r.unit,
             r.gate,
         )

@@ -115,9 +115,7 @@ def _grade(args, selected, rt, versions, confinement) -> int:
     print(title, flush=True)
     limit = args.time_limit or grading.DRILL_LIMIT[rt.kind]
     sandbox = confinement.runner_settings(limit) if confinement else None
-    # Two drills at a time on the interpreter, where a case is one busy core; one at a time on
-    # a GPU, whose memory the biggest cases need whole.
-    workers = 2 if not rt.is_gpu and (os.cpu_count() or 1) >= 2 else 1
+    workers = _drills_at_once(rt)
     with tempfile.TemporaryDirectory(prefix="grade-sources-") as folder:
         # The learner's files and the judge's, as they are before any learner code runs.
         guard = integrity.Guard()
@@ -151,6 +149,21 @@ def _grade(args, selected, rt, versions, confinement) -> int:
         state.record_grades(results)
     report.show(results, args.impl, verbose=args.verbose)
     return 0 if all(r.status == "passed" for r in results) else 1
+
+
+def _drills_at_once(rt) -> int:
+    """On the interpreter a case keeps one core busy: two drills at a time where there are two
+    cores. On a GPU a drill mostly waits on triton's compiler, one core, so every drill at once
+    where the cores and memory allow: each drill's judge and runner hold a CUDA context (about
+    half a GB), its cases need megabytes, and the few that need gigabytes take turns
+    (testing.big_gpu_memory). A GPU under 8 GB grades one drill at a time."""
+    cores = os.cpu_count() or 1
+    if not rt.is_gpu:
+        return min(2, cores)
+    import torch
+
+    roomy = torch.cuda.get_device_properties(0).total_memory >= 8 << 30
+    return min(len(catalog.DRILLS), cores) if roomy else 1
 
 
 def _exit_cleanly_on_signals(confinement) -> None:

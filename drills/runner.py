@@ -201,6 +201,45 @@ def adapt_interpreter() -> None:
         driver.set_active(NominalDriver())
 
 
+class FirstConfigThatRuns:
+    """The benchmarker autotuning gets while grading on a GPU. Grading needs a right result,
+    not the fastest config, and timing every config at every new key cost T4 most of its
+    grading time. So each autotuning round runs its configs in list order until one works and
+    reports that one as the fastest; the rest are neither timed nor compiled. A config that
+    cannot load raises OutOfResources here, which the autotuner counts as infinitely slow, as
+    it does when it times."""
+
+    FASTEST, SLOWER = 0.0, 1.0
+
+    def __init__(self):
+        self.found = False
+
+    def __call__(self, kernel_call, quantiles=None, **options):
+        if not self.found:
+            kernel_call()
+            self.found = True
+            time = self.FASTEST
+        else:
+            time = self.SLOWER
+        return [time] * len(quantiles) if quantiles else time
+
+
+def autotune_without_timing() -> None:
+    """On a GPU: every autotuning round starts a new FirstConfigThatRuns search."""
+    from triton.runtime import driver
+    from triton.runtime.autotuner import Autotuner
+
+    benchmarker = FirstConfigThatRuns()
+    autotuner_run = Autotuner.run
+
+    def run(self, *args, **kwargs):
+        benchmarker.found = False
+        return autotuner_run(self, *args, **kwargs)
+
+    Autotuner.run = run
+    driver.active.get_benchmarker = lambda: benchmarker
+
+
 # ---------------------------------------------------------------------------------------------
 # Messages
 # ---------------------------------------------------------------------------------------------
@@ -628,6 +667,8 @@ def main() -> int:
     provide_drills_module()
     if INTERPRETING:
         adapt_interpreter()
+    elif ON_GPU:
+        autotune_without_timing()
     try:
         module = import_learner_file(learner_file)
         runner = Runner(module, learner_file)

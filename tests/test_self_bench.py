@@ -17,7 +17,8 @@ N = 1024
 
 @pytest.fixture
 def one_shape_bench(monkeypatch, tmp_path):
-    """T1's benchmark cut down to one small shape, timed by a fake clock (0.5 ms a call)."""
+    """T1's benchmark cut down to one small shape, timed by a fake clock (0.5 ms a call, 0.25
+    ms replayed from a CUDA graph)."""
     small = bench.Bench(
         entry="add",
         shapes=[bench.Shape("2^10", N, {"n": N})],
@@ -31,6 +32,7 @@ def one_shape_bench(monkeypatch, tmp_path):
     )
     monkeypatch.setattr(bench, "load_bench", lambda drill: small)
     monkeypatch.setattr(bench, "_median_ms", lambda fn: (fn(), 0.5)[1])
+    monkeypatch.setattr(bench, "_graph_ms", lambda fn: (fn(), 0.25)[1])
     monkeypatch.setattr(bench, "REPORTS", tmp_path)
 
 
@@ -42,6 +44,8 @@ def test_rows_record_the_kernel_under_test(one_shape_bench):
     assert row.impl_rate == pytest.approx(3 * N * 4 / 0.5 / 1e6)
     assert row.vs_torch == pytest.approx(1.0)
     assert row.of_limit == pytest.approx(row.impl_rate / 100.0)
+    assert (row.impl_graph_ms, row.reference_graph_ms, row.torch_graph_ms) == (0.25,) * 3
+    assert row.graph_vs_torch == pytest.approx(1.0)
     assert (row.gpu, row.torch_version, row.triton_version) == ("test GPU", "t", "tr")
 
 
@@ -51,6 +55,7 @@ def test_a_stub_is_gated_out_and_not_timed(one_shape_bench):
         catalog.find("t1"), str(catalog.find("t1").stub), {"GB/s": 1.0}, VERSIONS
     )
     assert row.gate == "not started" and row.impl_ms is None and row.impl_rate is None
+    assert row.impl_graph_ms is None and row.graph_vs_torch is None
 
 
 @pytest.mark.skipif(runtime.current().is_gpu, reason="checks the interpreter's path")
