@@ -92,8 +92,8 @@ def _not_run(c: CheckResult, runtime: str) -> str:
     """The cases of `c` that were skipped, and why; '' when every case ran."""
     if not c.skipped_cases:
         return ""
-    why = "need a GPU" if runtime == "interpreter" else "were skipped on this machine"
-    return f"not run ({why}): {', '.join(c.skipped_cases)}"
+    which = "GPU-only cases not run" if runtime == "interpreter" else "cases skipped on this GPU"
+    return f"{which}: {', '.join(c.skipped_cases)}"
 
 
 def _skipped(results: list[DrillResult]) -> list[tuple[DrillResult, CheckResult]]:
