@@ -2,7 +2,8 @@
 [--format gradescope|exercism|classroom|junit|native PATH] [--sandbox]`
 
 Exit status: 0 when every selected drill passed, 1 when one did not, 2 for a usage or
-environment error, 130 or 143 when interrupted (SIGINT, SIGTERM).
+environment error (an output path that cannot be written is one, found before grading), 130 or
+143 when interrupted (SIGINT, SIGTERM).
 """
 
 import argparse
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    requests = _export_requests(args)
+    problem = _output_problem(requests)
+    if problem:
+        print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
+        return 2
     try:
         from drills import processes, runtime
         from drills import sandbox as sandboxing
@@ -98,14 +104,34 @@ def main(argv: list[str] | None = None) -> int:
     confinement = sandboxing.confine(rt.is_gpu) if args.sandbox else None
     _exit_cleanly_on_signals(confinement)
     try:
-        return _grade(args, selected, rt, versions, confinement)
+        return _grade(args, selected, requests, rt, versions, confinement)
     finally:
         processes.kill_descendants()
         if confinement:
             confinement.release()
 
 
-def _grade(args, selected, rt, versions, confinement) -> int:
+def _export_requests(args) -> list[tuple[str, Path]]:
+    """(format, path) for each result file asked for: --json, then each --format."""
+    requests = [("native", args.json)] if args.json else []
+    return requests + [(fmt, Path(path)) for fmt, path in args.format]
+
+
+def _output_problem(requests: list[tuple[str, Path]]) -> str:
+    """Why a result file asked for could not be written, or ''."""
+    seen = {}
+    for fmt, path in requests:
+        where = path.resolve()
+        if where in seen:
+            return f"{seen[where]} and {fmt} would both be written to {path}"
+        seen[where] = fmt
+        problem = exports.unwritable(path)
+        if problem:
+            return f"cannot write the {fmt} result: {problem}"
+    return ""
+
+
+def _grade(args, selected, requests, rt, versions, confinement) -> int:
     from drills import grading, integrity, processes, report, state
 
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
@@ -139,15 +165,17 @@ def _grade(args, selected, rt, versions, confinement) -> int:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(grade, selected))
     processes.kill_descendants()
-    requests = [("native", args.json)] if args.json else []
-    requests += [(fmt, Path(path)) for fmt, path in args.format]
     native = report.native_document(results, args.impl, rt.kind, versions)
     if confinement:
         native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
-    report.write_exports(requests, results, native)
+    unwritten = exports.write(requests, results, native)
     if args.impl == "mine":
         state.record_grades(results)
     report.show(results, args.impl, verbose=args.verbose)
+    for problem in unwritten:  # the paths were checked before grading; a disk can fill up since
+        print(f"grader.py: {problem}", file=sys.stderr)
+    if unwritten:
+        return 2
     return 0 if all(r.status == "passed" for r in results) else 1
 
 

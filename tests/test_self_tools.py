@@ -1,8 +1,6 @@
-"""The repo's own tests of the learner's tools and the course exports, each run as a learner
-would, in a copy of the repository (so nothing here touches the real mine/)."""
+"""The repo's own tests of the learner's tools, each run as a learner would, in a copy of the
+repository (so nothing here touches the real mine/). The course exports: test_self_exports.py."""
 
-import base64
-import json
 import os
 import shutil
 import signal
@@ -10,11 +8,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from xml.etree import ElementTree
 
 import pytest
 
-from drills import catalog, exports, grading, runtime, tools
+from drills import catalog, tools
 
 ROOT = catalog.ROOT
 
@@ -200,66 +197,6 @@ def test_doctor_reports_versions_and_checks_the_references():
         assert "The environment is fine" in done.stdout
     else:  # the only accepted reason: a known-bad combination, said as such
         assert "problem:" in done.stdout, done.stdout
-
-
-# ---------------------------------------------------------------------------------------------
-# Course exports: the same scores as the native JSON
-# ---------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def graded() -> list[grading.DrillResult]:
-    kind = runtime.current().kind
-    return [
-        grading.grade(catalog.find("t1"), "solutions", kind),
-        grading.grade(catalog.find("t1"), str(catalog.find("t1").stub), kind),
-    ]
-
-
-def test_gradescope_scores_match_the_native_ones(graded):
-    document = exports.gradescope(graded)
-    assert document["score"] == sum(r.score for r in graded) == 100
-    assert sum(t["score"] for t in document["tests"]) == document["score"]
-    assert sum(t["max_score"] for t in document["tests"]) == sum(r.max_score for r in graded)
-    assert {t["status"] for t in document["tests"]} == {"passed", "failed"}
-
-
-def test_exercism_and_junit_and_classroom_agree(graded):
-    ex = exports.exercism(graded)
-    assert ex["version"] == 2 and ex["status"] == "fail"
-    assert sum(t["status"] == "pass" for t in ex["tests"]) == len(graded[0].checks) - sum(
-        not c.scored for c in graded[0].checks
-    )
-    suites = ElementTree.fromstring(exports.junit(graded))
-    assert len(suites) == 2 and not suites[0].findall(".//error")
-    assert len(suites[1].findall(".//error")) == len(suites[1])  # not started: every check
-    runner = json.loads(base64.b64decode(exports.classroom(graded[:1])["t1"]))
-    assert runner["status"] == "pass" and runner["tests"][0]["score"] == 100
-
-
-def test_grader_writes_every_format_asked_for(tmp_path):
-    paths = {fmt: tmp_path / f"{fmt}.out" for fmt in exports.FORMATS}
-    args = [part for fmt, path in paths.items() for part in ("--format", fmt, str(path))]
-    done = subprocess.run(
-        [sys.executable, "grader.py", "t1", "--impl", "solutions", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    native = json.loads(paths["native"].read_text())
-    assert json.loads(paths["gradescope"].read_text())["score"] == native["score"] == 100
-    bad = subprocess.run(
-        [sys.executable, "grader.py", "--format", "csv", "x.csv"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert bad.returncode == 2 and "unknown format" in bad.stderr
 
 
 @pytest.mark.parametrize("damage", ["empty", "missing"])

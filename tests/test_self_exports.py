@@ -1,0 +1,584 @@
+"""The repo's own tests of the course exports and the course recipes (course/).
+
+Each export of a stub, a partly solved, a crashed, a timed-out, an unimportable, a missing and a
+solved drill is read the way its consumer reads it, and must show the reason for every lost
+point, the cases that did not run, and the native JSON's total:
+
+- classroom: GitHub Classroom's own reporter (tests/consumers/classroom-reporter, run under
+  node), which prints the log students see and records the points in Classroom;
+- junit: checked against junit-10.xsd, and read as dorny/test-reporter and
+  mikepenz/action-junit-report read it (their parsers follow; they need npm packages);
+- gradescope and exercism: their published specs.
+
+Then the recipes run end to end: the Gradescope bundle's run_autograder on a fake /autograder,
+a Classroom grading step feeding the reporter, Exercism's run.sh. And an output path that
+cannot be written is a usage error before any grading.
+"""
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from drills import catalog, exports, report
+from drills.grading import CheckResult, DrillResult
+
+ROOT = catalog.ROOT
+T1, T2 = catalog.find("t1"), catalog.find("t2")
+# Where a course puts the submission: outside the repository, so the grader reports its files
+# by absolute paths, which no export may show.
+SUBMISSION = Path("/autograder/submission")
+VERSIONS = {"python": "3.11.7", "torch": "2.14.1", "triton": "3.8.0"}
+REPORTER = ROOT / "tests" / "consumers" / "classroom-reporter"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+needs_node = pytest.mark.skipif(
+    shutil.which("node") is None,
+    reason="node is not installed: GitHub Classroom's reporter is JavaScript",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results in every state a drill can end in, for the drills' real checks
+# ---------------------------------------------------------------------------------------------
+
+
+def suite_checks(drill: catalog.Drill) -> list[tuple[str, int]]:
+    """(name, points) of each check of the drill's suite, in file order."""
+    found = re.findall(r'@check\(\s*"([^"]+)",\s*points=(\d+)\)', drill.test_file.read_text())
+    return [(name, int(points)) for name, points in found]
+
+
+def check_in(state: str, i: int, source: str) -> tuple[str, str, str]:
+    """(status, message, case) of the i-th scored check of a drill in `state`."""
+    if state == "solved" or (state == "crashed" and i != 1) or (state == "partial" and i % 2 == 0):
+        return "passed", "", ""
+    if state == "partial" and i == 1:  # a learner's exception, control characters and all
+        return (
+            "failed",
+            f"your code raised ValueError: \x1b[31mbad\x00 size\n    at {source}",
+            "fp16",
+        )
+    if state == "partial":
+        return "failed", f"case n={1000 + i}: wrote 24 elements outside the output.\nmask < n", ""
+    if state == "crashed":
+        return "crashed", "the process crashed with a segmentation fault (SIGSEGV).", "1000"
+    if state == "timeout":
+        if i < 2:
+            return "passed", "", ""
+        if i == 2:
+            return "timeout", "still running when the drill's 150 s ran out.", "4097"
+        return "timeout", "not run: the drill ran out of time before this check.", ""
+    if state == "stub":
+        return "not_started", f"{source} still raises NotStarted.", "4096"
+    assert state == "error", state
+    return "error", f"{source} has a syntax error on line 2: expected ':'", "4096"
+
+
+DRILL_STATUS = {
+    "solved": "passed",
+    "partial": "failed",
+    "crashed": "crashed",
+    "timeout": "timeout",
+    "stub": "not_started",
+    "error": "error",
+}
+STATES = [*DRILL_STATUS, "missing"]
+
+
+def drill_result(drill: catalog.Drill, state: str) -> DrillResult:
+    source = str(SUBMISSION / f"{drill.slug}.py")
+    if state == "missing":
+        message = f"{source} does not exist"
+        return DrillResult(
+            drill.id, drill.slug, drill.title, "error", 0.0, 100.0, 0.0, [], message, source
+        )
+    checks = []
+    for i, (name, points) in enumerate(suite_checks(drill)):
+        gpu_only = ["2^24"] if i == 0 else []
+        if points == 0:  # an extra check whose every case needs a GPU
+            checks.append(
+                CheckResult(
+                    name, "skipped", 0.0, 0.0, "every case needs a GPU", "", ["2^31"], False
+                )
+            )
+            continue
+        status, message, case = check_in(state, i, source)
+        score = float(points) if status == "passed" else 0.0
+        checks.append(CheckResult(name, status, score, float(points), message, case, gpu_only))
+    message = next((c.message for c in checks if state in ("stub", "error")), "")
+    return DrillResult(
+        drill.id,
+        drill.slug,
+        drill.title,
+        DRILL_STATUS[state],
+        sum(c.score for c in checks),
+        sum(c.max_score for c in checks),
+        12.5,
+        checks,
+        message,
+        source,
+    )
+
+
+def native_of(results: list[DrillResult]) -> dict:
+    return report.native_document(results, str(SUBMISSION), "interpreter", VERSIONS)
+
+
+def lost(results: list[DrillResult]) -> list[tuple[DrillResult, CheckResult | None]]:
+    """Every check that lost points, and every drill without checks."""
+    rows = []
+    for r in results:
+        scored = [c for c in r.checks if c.scored]
+        rows += [(r, c) for c in scored if c.status not in ("passed", "skipped")] or (
+            [] if scored else [(r, None)]
+        )
+    return rows
+
+
+def shows(text: str, reason: str) -> bool:
+    """Whether `text` shows `reason`: every word of it, with paths relative to the submission,
+    without the colours and control characters some consumers strip and some formats escape."""
+    words = CONTROL.sub("", ANSI.sub("", reason.replace(f"{SUBMISSION}/", ""))).split()
+    return all(word in text for word in words)
+
+
+def message_of(r: DrillResult, c: CheckResult | None) -> str:
+    return c.message if c else r.message
+
+
+# ---------------------------------------------------------------------------------------------
+# GitHub Classroom, through its reporter
+# ---------------------------------------------------------------------------------------------
+
+
+def run_reporter(payloads: dict[str, str]) -> tuple[int, str]:
+    """The reporter's exit status and log, for runners fed as a Classroom workflow feeds them."""
+    env = {f"{runner.upper()}_RESULTS": payload for runner, payload in payloads.items()}
+    env |= {"PATH": os.environ["PATH"], "NODE_PATH": str(REPORTER / "shims")}
+    env["INPUT_RUNNERS"] = ",".join(payloads)
+    done = subprocess.run(
+        ["node", str(REPORTER / "src" / "main.js")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, ANSI.sub("", done.stdout + done.stderr)
+
+
+def recorded(log: str) -> dict:
+    """What the reporter records in Classroom."""
+    line = next(x for x in log.splitlines() if x.startswith("::notice title=Autograding report::"))
+    return json.loads(line.split("::", 2)[2])
+
+
+def table_total(log: str) -> tuple[float, float]:
+    row = next(x for x in log.splitlines() if x.startswith("| Total:"))
+    score, most = (cell.strip() for cell in row.strip("|").split("|")[1:])
+    return float(score), float(most)
+
+
+@needs_node
+@pytest.mark.parametrize("state", STATES)
+def test_classroom_reporter_shows_every_lost_point_and_the_native_total(state):
+    results = [drill_result(T1, state)]
+    native = native_of(results)
+    status, log = run_reporter(exports.classroom(results, native))
+    assert recorded(log) == {"totalPoints": native["score"], "maxPoints": native["max_score"]}, log
+    assert table_total(log) == (native["score"], native["max_score"]), log
+    for r, c in lost(results):
+        assert shows(log, message_of(r, c)), f"{c and c.name}: {message_of(r, c)!r}\n{log}"
+    for c in (c for r in results for c in r.checks if c.scored and c.skipped_cases):
+        assert f"{c.name}: {c.score:g}/{c.max_score:g} (GPU-only cases not run: 2^24)" in log
+    assert str(SUBMISSION) not in log
+    assert status == (0 if state == "solved" else 1), log
+
+
+# ---------------------------------------------------------------------------------------------
+# JUnit: junit-10.xsd, and two GitHub Actions readers
+# ---------------------------------------------------------------------------------------------
+
+# junit-10.xsd (jenkinsci/xunit-plugin, commit 031e285ef3b60dee7aaf36e9096d7dcd95ffae83):
+# element -> (its attributes, the required ones, the elements it may contain)
+JUNIT_10 = {
+    "testsuites": ({"name", "time", "tests", "failures", "errors"}, set(), {"testsuite"}),
+    "testsuite": (
+        {"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp"}
+        | {"hostname", "id", "package", "file", "log", "url"},
+        {"name", "tests", "failures", "errors"},
+        {"testsuite", "properties", "testcase", "system-out", "system-err"},
+    ),
+    "testcase": (
+        {"name", "time", "classname", "group"},
+        {"name"},
+        {"skipped", "error", "failure", "system-out", "system-err"}
+        | {"rerunFailure", "rerunError", "flakyFailure", "flakyError"},
+    ),
+    **{tag: ({"type", "message"}, set(), set()) for tag in ("failure", "error", "skipped")},
+}
+SUREFIRE_TIME = re.compile(r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?")
+
+
+def junit_10_problems(element: ElementTree.Element) -> list[str]:
+    assert element.tag in JUNIT_10, element.tag
+    allowed, required, children = JUNIT_10[element.tag]
+    problems = [f"<{element.tag}> has {a}" for a in element.attrib.keys() - allowed]
+    problems += [f"<{element.tag}> lacks {a}" for a in required - element.attrib.keys()]
+    problems += [f"<{element.tag}> holds <{e.tag}>" for e in element if e.tag not in children]
+    timed = element.tag in ("testsuites", "testsuite") and "time" in element.attrib
+    if timed and not SUREFIRE_TIME.fullmatch(element.get("time")):
+        problems.append(f"<{element.tag}> time={element.get('time')!r}")
+    return problems + [p for e in element if e.tag in JUNIT_10 for p in junit_10_problems(e)]
+
+
+def parse_float(text: str | None) -> float:
+    """JavaScript's parseFloat, as both readers use it: NaN for a missing attribute."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def dorny_view(root: ElementTree.Element) -> list[dict]:
+    """Each test as dorny/test-reporter's java-junit parser reads it
+    (src/parsers/java-junit/java-junit-parser.ts, commit 29672c52a8220c09bd9f79b5b6cf6315f1763996):
+    failed when it holds a failure or an error, the first failure's (else error's) message."""
+    tests = []
+    for case in root.iter("testcase"):
+        issue = case.find("failure") if case.find("failure") is not None else case.find("error")
+        result = (
+            "failed"
+            if issue is not None
+            else "skipped"
+            if case.find("skipped") is not None
+            else "success"
+        )
+        message = None if issue is None else issue.get("message")
+        if issue is not None and issue.get("type"):
+            message = f"{issue.get('type')}: {message}"
+        tests.append(
+            {
+                "name": case.get("name"),
+                "result": result,
+                "ms": parse_float(case.get("time")) * 1000,
+                "message": message,
+            }
+        )
+    return tests
+
+
+def mikepenz_view(root: ElementTree.Element) -> dict:
+    """The annotations and counts of mikepenz/action-junit-report (src/testParser.ts, commit
+    305cd1f47a0fbd606dfeacc59048ea5595ea0a96): a failed test is annotated on the testcase's
+    file, else its failure's, else its testsuite's; with its message attribute, else the first
+    two lines of its text, else its name; times summed from the testcases."""
+    annotations, skipped, seconds = [], 0, 0.0
+    for suite in root.iter("testsuite"):
+        for case in suite.findall("testcase"):
+            seconds += parse_float(case.get("time")) if case.get("time") is not None else 0
+            skipped += case.find("skipped") is not None
+            for issue in [*case.findall("failure"), *case.findall("error")]:
+                text = "\n".join((issue.text or "").strip().split("\n")[:2])
+                annotations.append(
+                    {
+                        "file": case.get("file") or issue.get("file") or suite.get("file"),
+                        "title": case.get("name"),
+                        "message": (issue.get("message") or text or case.get("name")).strip(),
+                    }
+                )
+    return {"annotations": annotations, "skipped": skipped, "seconds": seconds}
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_junit_is_valid_and_its_readers_show_every_reason(state):
+    results = [drill_result(T1, state), drill_result(T2, "solved")]
+    # the XML parser itself refuses a control character: this is what makes the file readable
+    root = ElementTree.fromstring(exports.junit(results, native_of(results)))
+    assert junit_10_problems(root) == []
+    for attribute in ("tests", "failures", "errors"):
+        assert int(root.get(attribute)) == sum(int(s.get(attribute)) for s in root)
+    for suite, r in zip(root, results, strict=True):
+        for attribute, tag in (("tests", "testcase"), ("failures", "testcase/failure")):
+            assert int(suite.get(attribute)) == len(suite.findall(tag))
+        assert int(suite.get("errors")) == len(suite.findall("testcase/error"))
+        assert int(suite.get("skipped")) == len(suite.findall("testcase/skipped"))
+        assert float(suite.get("time")) == pytest.approx(r.seconds, abs=0.01)
+
+    dorny = dorny_view(root)
+    assert all(not math.isnan(t["ms"]) for t in dorny), dorny
+    mikepenz = mikepenz_view(root)
+    assert mikepenz["seconds"] == pytest.approx(sum(r.seconds for r in results), abs=0.01)
+    failed = [t for t in dorny if t["result"] == "failed"]
+    assert len(failed) == len(mikepenz["annotations"]) == len(lost(results))
+    for (r, c), shown, annotation in zip(
+        lost(results), failed, mikepenz["annotations"], strict=True
+    ):
+        assert shown["name"] == annotation["title"] == (c.name if c else r.title)
+        assert shows(shown["message"], message_of(r, c)), shown
+        assert shows(annotation["message"], message_of(r, c)), annotation
+        assert annotation["file"] == r.source  # the learner's file, not the suite's
+    not_run = sum(1 for r in results for c in r.checks if c.skipped_cases)
+    assert mikepenz["skipped"] == not_run > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradescope and Exercism: their specs
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_gradescope_numbers_per_drill_and_says_how_it_graded(state):
+    results = [drill_result(T1, state), drill_result(T2, "partial")]
+    native = native_of(results)
+    document = exports.gradescope(results, native)
+    assert str(SUBMISSION) not in json.dumps(document)
+    tests = document["tests"]
+    assert document["score"] == sum(t["score"] for t in tests) == native["score"]
+    assert sum(t["max_score"] for t in tests) == native["max_score"]
+    expected_numbers = [
+        f"{r.id[1:]}.{n}"
+        for r in results
+        for n in range(1, 1 + (sum(c.scored for c in r.checks) or 1))
+    ]
+    assert [t["number"] for t in tests] == expected_numbers
+    for t in tests:
+        assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed"), t
+    by_name = {t["name"]: t for t in tests}
+    for r, c in lost(results):
+        assert shows(by_name[f"{r.id} · {c.name if c else r.title}"]["output"], message_of(r, c))
+    assert "CPU interpreter" in document["output"] and "python 3.11.7" in document["output"]
+    for r in results:
+        for c in r.checks:
+            for case in c.skipped_cases:
+                assert f"{r.id} · {c.name}" in document["output"] and case in document["output"]
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_exercism_has_test_code_in_file_order(state):
+    results = [drill_result(T1, state)]
+    document = exports.exercism(results, native_of(results))
+    assert document["version"] == 2
+    if state in ("error", "missing"):  # no test ran at all
+        assert document["status"] == "error" and shows(document["message"], results[0].message)
+        return
+    assert document["status"] == ("pass" if state == "solved" else "fail")
+    assert document["message"] is None
+    scored = [c for c in results[0].checks if c.scored]
+    assert [t["name"].split(" > ")[1].split(" (GPU-only")[0] for t in document["tests"]] == [
+        c.name for c in scored
+    ]
+    for test, c in zip(document["tests"], scored, strict=True):
+        assert (
+            test["test_code"].startswith(f'@check("{c.name}"') and "def test_" in test["test_code"]
+        )
+        assert test["status"] == {"passed": "pass", "failed": "fail", "not_started": "fail"}.get(
+            c.status, "error"
+        )
+        if test["status"] != "pass":
+            assert shows(test["message"], c.message), test
+
+
+# ---------------------------------------------------------------------------------------------
+# The grader's command line: every format from one grading, and output paths
+# ---------------------------------------------------------------------------------------------
+
+
+def grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "grader.py", *args],
+        cwd=cwd,
+        env=os.environ | {"NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@needs_node
+def test_grader_writes_every_format_with_the_native_total(tmp_path):
+    impl = tmp_path / "submission"
+    impl.mkdir()
+    # partly solved: the grid misses the last block, and only the check whose sizes are all
+    # multiples of the block passes
+    shutil.copy(ROOT / "tests" / "negatives" / "t1_add" / "grid_rounds_down.py", impl / "t1_add.py")
+    paths = {fmt: tmp_path / "out" / f"{fmt}.out" for fmt in exports.FORMATS}
+    done = grader(
+        "t1", "--impl", str(impl), *(a for f, p in paths.items() for a in ("--format", f, str(p)))
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    native = json.loads(paths["native"].read_text())
+    assert 0 < native["score"] < native["max_score"]  # partly solved
+    lost_messages = [
+        c["message"]
+        for d in native["drills"]
+        for c in d["checks"]
+        if c["scored"] and c["score"] < c["max_score"]
+    ]
+
+    gradescope = json.loads(paths["gradescope"].read_text())
+    assert gradescope["score"] == native["score"]
+    assert str(impl) not in paths["gradescope"].read_text()
+    _, log = run_reporter(json.loads(paths["classroom"].read_text()))
+    assert recorded(log) == {"totalPoints": native["score"], "maxPoints": native["max_score"]}
+    suites = ElementTree.fromstring(paths["junit"].read_text())
+    assert junit_10_problems(suites) == []
+    exercism = json.loads(paths["exercism"].read_text())
+    for message in lost_messages:
+        first = message.splitlines()[0]
+        assert first in log and first in paths["gradescope"].read_text()
+        assert any(first in (t.get("message") or "") for t in exercism["tests"])
+        issues = [*suites.iter("failure"), *suites.iter("error")]
+        assert any(first in e.get("message") for e in issues)
+
+
+@pytest.mark.parametrize("damage", ["a folder", "under a file", "asked twice"])
+def test_an_output_path_that_cannot_be_written_fails_before_grading(tmp_path, damage):
+    (tmp_path / "file").write_text("")
+    bad = {"a folder": tmp_path, "under a file": tmp_path / "file" / "r.json"}.get(damage)
+    args = (
+        ["--json", str(bad)]
+        if bad
+        else ["--json", str(tmp_path / "r"), "--format", "junit", str(tmp_path / "r")]
+    )
+    started = time.monotonic()
+    done = grader("t1", "--impl", "solutions", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "nothing was graded" in done.stderr and "Grading" not in done.stdout
+    assert time.monotonic() - started < 30  # refused before torch is even imported
+    words = {"a folder": "is a folder", "under a file": "is not a folder", "asked twice": "both"}
+    assert words[damage] in done.stderr, done.stderr
+
+
+def test_an_unknown_format_is_a_usage_error():
+    done = grader("t1", "--format", "csv", "x.csv")
+    assert done.returncode == 2 and "unknown format 'csv'" in done.stderr, done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The recipes, end to end
+# ---------------------------------------------------------------------------------------------
+
+
+def open_to_nobody(path: Path) -> None:
+    """Let --sandbox's unprivileged runners through the folders above `path` (pytest makes its
+    temporary folders for their owner only)."""
+    for folder in [path, *path.parents]:
+        if folder.stat().st_mode & 0o011 != 0o011:
+            folder.chmod(folder.stat().st_mode | 0o011)
+
+
+def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
+    bundle = tmp_path / "autograder.zip"
+    built = subprocess.run(
+        [sys.executable, "course/gradescope/build.py", "t1", "--out", str(bundle)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    root = tmp_path / "autograder"  # Gradescope's layout, in a temporary folder
+    with zipfile.ZipFile(bundle) as z:
+        names = z.namelist()
+        assert {"setup.sh", "run_autograder", "grader.py", "DRILLS"} <= set(names)
+        assert not any(n.startswith(("solutions/", "mine/")) and n[-1] != "/" for n in names)
+        z.extractall(root / "source")
+    (root / "source" / ".venv").symlink_to(Path(sys.prefix))  # what setup.sh would make
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    shutil.copy(T1.stub, root / "submission" / "t1_add.py")
+    open_to_nobody(root / "source")
+    done = subprocess.run(
+        ["bash", str(root / "run_autograder")],
+        cwd=root,
+        env=os.environ | {"AUTOGRADER_ROOT": str(root), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        done.stdout[-3000:] + done.stderr[-3000:]
+    )  # the stub's 0 is a grade
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and len(results["tests"]) == len(
+        [p for _, p in suite_checks(T1) if p]
+    )
+    assert all("t1_add.py still raises NotStarted." in t["output"] for t in results["tests"])
+    assert str(root) not in json.dumps(results)
+    assert "in the sandbox" in results["output"] and "CPU interpreter" in results["output"]
+
+
+def workflow_steps() -> tuple[dict[str, str], str]:
+    """The Classroom workflow's grading steps ({id: command}) and its reporter's runners."""
+    text = (ROOT / "course" / "classroom" / "autograding.yml").read_text()
+    steps = dict(re.findall(r"id: (\w+)\n\s+run: (.+)", text))
+    runners = re.search(r"runners: (.+)", text).group(1)
+    return steps, runners
+
+
+def test_classroom_workflow_has_one_grading_step_per_drill():
+    steps, runners = workflow_steps()
+    assert steps == {
+        d.id: f".venv/bin/python course/classroom/grade_step.py {d.id}" for d in catalog.DRILLS
+    }
+    assert runners == ",".join(f"${{{{ steps.{d.id}.outputs.runners }}}}" for d in catalog.DRILLS)
+    assert (
+        "run-autograding-tests:" in (ROOT / "course" / "classroom" / "autograding.yml").read_text()
+    )
+
+
+@needs_node
+def test_classroom_step_feeds_the_reporter(tmp_path):
+    empty = tmp_path / "submission"  # a drill file that is missing: graded at once
+    empty.mkdir()
+    github_env, github_output = tmp_path / "env", tmp_path / "output"
+    steps, _ = workflow_steps()
+    command = steps["t1"].split()[1:]  # the step's command, with this Python
+    done = subprocess.run(
+        [sys.executable, *command, "--impl", str(empty)],
+        cwd=ROOT,
+        env=os.environ | {"GITHUB_ENV": str(github_env), "GITHUB_OUTPUT": str(github_output)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # the drill failed; the step did not
+    runners = dict(line.split("=", 1) for line in github_output.read_text().splitlines())["runners"]
+    payloads = dict(line.split("=", 1) for line in github_env.read_text().splitlines())
+    assert set(payloads) == {f"{r.upper()}_RESULTS" for r in runners.split(",")}
+    status, log = run_reporter({r: payloads[f"{r.upper()}_RESULTS"] for r in runners.split(",")})
+    assert status == 1 and recorded(log) == {"totalPoints": 0, "maxPoints": 100}, log
+    assert "t1_add.py does not exist" in log and str(empty) not in log
+
+
+def test_exercism_runner_exits_0_with_results(tmp_path):
+    empty, out = tmp_path / "in", tmp_path / "out"
+    empty.mkdir()
+    out.mkdir()
+    done = subprocess.run(
+        ["bash", "course/exercism/run.sh", "t1-add", f"{empty}/", f"{out}/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # the grader itself exits 1
+    results = json.loads((out / "results.json").read_text())
+    assert results["status"] == "error" and "t1_add.py does not exist" in results["message"]
+    assert str(empty) not in results["message"]
