@@ -314,3 +314,10 @@ def test_a_script_a_lesson_shows_is_the_file_it_runs():
     assert found, "no lesson shows the script it runs"
     for path, code in found:
         assert (ROOT / path).read_text() == code, f"{path} is not the snippet the lesson shows"
+
+
+def test_readme_quotes_the_line_make_names_when_a_grade_fails():
+    """make names the line of the grade recipe ("make: *** [Makefile:31: grade] Error 1")."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    recipe = lines.index("grade: $(READY)") + 2  # the recipe's first line, counted from 1
+    assert f"[Makefile:{recipe}: grade] Error 1" in (ROOT / "README.md").read_text()
