@@ -124,6 +124,8 @@ def next_step(
         )
     if r.status == "error":
         return f"Next: make {r.source} importable (the error is above), then {again}."
+    if not failing_checks(r):  # the grading stopped before any check: the message says why
+        return f"Next: see above what stopped the grading of {r.source}, then {again}."
     failing = first_failing_check(r)
     return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then {again}.'
 

@@ -160,6 +160,17 @@ def test_the_report_leads_each_failing_check_with_what_was_seen(capsys):
     assert lines[also + 2].strip().startswith("Pad the masked lanes with -inf")
 
 
+def test_the_report_of_a_drill_stopped_before_any_check_says_why(capsys):
+    stopped = grading.DrillResult(
+        "t1", "t1_add", "Vector add", "crashed", 0.0, 100.0, 0.0, [], "the judge died: SIGKILL"
+    )
+    stopped.source = "mine/t1_add.py"
+    report.show([stopped], "mine")
+    shown = capsys.readouterr().out
+    assert "t1 · crashed\nthe judge died: SIGKILL" in shown
+    assert "Next: see above what stopped the grading of mine/t1_add.py" in shown
+
+
 # ---------------------------------------------------------------------------------------------
 # Isolation: crashes, hangs and import errors
 # ---------------------------------------------------------------------------------------------
