@@ -184,10 +184,8 @@ def show(
                 out.print(Text(f"\nNote · {r.id} · {c.name}", "bold"))
                 out.print(c.message, markup=False)
             if not c.scored and c.status not in ("passed", "skipped", "not_started"):
-                out.print(
-                    Text(f"\nExtra check (not scored) · {r.id} · {c.name} [case {c.case}]", "bold")
-                )
-                out.print(c.message, markup=False)
+                out.print()
+                _print_in_full(out, f"Extra check (not scored) · {r.id}", "bold", Failure.of(c))
     if focus is not None:
         _show_failures(out, focus)
     out.print()
@@ -197,26 +195,39 @@ def show(
 
 
 def _show_failures(out: Console, r: DrillResult) -> None:
-    """The unfinished drill's first failure in full, then each other failing check's symptom,
-    where it was seen, and its advice."""
+    """The unfinished drill's first failure in full; then the checks that failed the same way,
+    each with its case; then every other failing check's symptom, check and case, and advice."""
     out.print()
     if r.status in ("not_started", "error") or (r.message and not r.checks):
         out.print(Text(f"{r.id} · {r.status.replace('_', ' ')}", "bold " + STYLE[r.status]))
         out.print(r.message, markup=False)
         return
     first, *others = failing_checks(r)
-    failure = Failure.of(first)
-    out.print(Text(f"First failure: {r.id} · {failure.symptom}", "bold " + STYLE[first.status]))
-    out.print(Text("  " + failure.where, "dim"))
-    out.print("\n".join(filter(None, (failure.details, r.message))), markup=False)
-    if others:
+    style = "bold " + STYLE[first.status]
+    _print_in_full(out, f"First failure: {r.id}", style, Failure.of(first), r.message)
+    same = [c for c in others if c.message == first.message]
+    if same:
+        out.print(Text("\nAlso failing the same way:", "bold"))
+    for c in same:
+        out.print(Text("  " + Failure.of(c).where, "dim"))
+    different = [c for c in others if c.message != first.message]
+    if different:
         out.print(Text("\nAlso failing (each its own first case):", "bold"))
-    for c in others:
+    for c in different:
         failure = Failure.of(c)
         out.print(Text(f"✗ {failure.symptom}", STYLE[c.status]))
         out.print(Text("  " + failure.where, "dim"))
         if failure.advice:
             out.print("  " + failure.advice, markup=False)
+
+
+def _print_in_full(
+    out: Console, title: str, style: str, failure: "Failure", more: str = ""
+) -> None:
+    """A failure headed by its symptom, then the check and case, then everything else."""
+    out.print(Text(f"{title} · {failure.symptom}", style))
+    out.print(Text("  " + failure.where, "dim"))
+    out.print("\n".join(filter(None, (failure.details, more))), markup=False)
 
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:
@@ -249,6 +260,10 @@ class Failure:
             text = text[case.end() :]
         first_line, _, more = text.partition("\n")
         symptom, rest = _first_sentence(first_line)
+        if not rest and more.strip():  # "wrong values.": the next line says how they showed
+            next_line, _, more = more.strip().partition("\n")
+            seen, rest = _first_sentence(next_line)
+            symptom = f"{symptom}: {seen}"
         where = f"check: {c.name}" + (f" · case {label}" if label else "")
         details = "\n".join(part for part in (rest, more) if part.strip())
         return cls(symptom or c.name, where, details)
@@ -262,13 +277,14 @@ class Failure:
 
 def _first_sentence(line: str) -> tuple[str, str]:
     """(the line's first sentence without its full stop, the rest of the line). A sentence
-    ends at a full stop followed by a space and a capital, outside brackets."""
+    ends at a full stop followed by a space and a capital, outside brackets; a line that ends
+    in a colon introduces what follows it, which stays with the details."""
     depth = 0
     for i, char in enumerate(line):
         depth += (char in "([") - (char in ")]")
         if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
             return line[:i], line[i + 1 :].strip()
-    return line.rstrip("."), ""
+    return line.rstrip(".:"), ""
 
 
 def native_document(

@@ -122,8 +122,8 @@ def test_a_failing_check_is_headed_by_its_symptom():
     assert failure.where == "check: masks the tail · case n=1000 fp32 seed=1"
     assert failure.advice.startswith("Launch enough programs to cover every element")
     several_lines = report.Failure.of(failing("pads masked lanes with -inf", WRONG_VALUES))
-    assert several_lines.symptom == "wrong values"
-    assert several_lines.details.startswith("4 of 4000 elements (0.1%) are wrong")
+    assert several_lines.symptom == "wrong values: 4 of 4000 elements (0.1%) are wrong"
+    assert several_lines.details.startswith("first wrong elements:")
     assert (
         several_lines.advice == "Pad the masked lanes with -inf: tl.load(..., other=-float('inf'))."
     )
@@ -149,22 +149,46 @@ def test_the_report_leads_each_failing_check_with_what_was_seen(capsys):
     )
     report.show([result], "mine")
     lines = capsys.readouterr().out.splitlines()
+    assert "Also failing the same way:" not in lines
     first = next(i for i, line in enumerate(lines) if line.startswith("First failure: t1 · "))
     assert lines[first].endswith(
         "1000 of 1000 output elements were never written (first at index 0, it falls in block 0, but the grid launched only 0 programs)"
     )
     assert lines[first + 1].strip() == "check: masks the tail · case n=1000 fp32 seed=1"
     assert lines[first + 2].startswith("Launch enough programs")
-    also = lines.index("✗ wrong values")
+    also = lines.index("✗ wrong values: 4 of 4000 elements (0.1%) are wrong")
     assert lines[also + 1].strip() == "check: tiny sizes · case 4x1000 fp32 seed=0"
     assert lines[also + 2].strip().startswith("Pad the masked lanes with -inf")
 
 
+def test_checks_that_failed_the_same_way_are_listed_under_the_first(capsys):
+    checks = [failing(name, NEVER_WRITTEN) for name in ("masks the tail", "tiny", "dtypes")]
+    result = grading.DrillResult(
+        "t1", "t1_add", "Vector add", "failed", 0.0, 60.0, 1.0, checks, "", "mine/t1_add.py"
+    )
+    report.show([result], "mine")
+    shown = capsys.readouterr().out
+    assert shown.count("1000 of 1000 output elements were never written") == 1
+    same_way = shown.split("Also failing the same way:\n", 1)[1].splitlines()[:2]
+    assert [line.strip() for line in same_way] == [
+        "check: tiny · case n=1000 fp32 seed=1",
+        "check: dtypes · case n=1000 fp32 seed=1",
+    ]
+
+
 def test_the_report_of_a_drill_stopped_before_any_check_says_why(capsys):
     stopped = grading.DrillResult(
-        "t1", "t1_add", "Vector add", "crashed", 0.0, 100.0, 0.0, [], "the judge died: SIGKILL"
+        "t1",
+        "t1_add",
+        "Vector add",
+        "crashed",
+        0.0,
+        100.0,
+        0.0,
+        [],
+        "the judge died: SIGKILL",
+        "mine/t1_add.py",
     )
-    stopped.source = "mine/t1_add.py"
     report.show([stopped], "mine")
     shown = capsys.readouterr().out
     assert "t1 · crashed\nthe judge died: SIGKILL" in shown
