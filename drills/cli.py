@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        checks = _chosen_checks(args.check, selected)
+        only_checks = _chosen_checks(args.check, selected)
     except KeyError as e:
         print(f"grader.py: {e.args[0]}", file=sys.stderr)
         return 2
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     confinement = sandboxing.confine(rt.is_gpu) if args.sandbox else None
     _exit_cleanly_on_signals(confinement)
     try:
-        return _grade(args, selected, rt, versions, confinement, checks)
+        return _grade(args, selected, rt, versions, confinement, only_checks)
     finally:
         processes.kill_descendants()
         if confinement:
@@ -132,7 +132,7 @@ def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
     return grading.select_checks(selected[0], text)
 
 
-def _grade(args, selected, rt, versions, confinement, checks) -> int:
+def _grade(args, selected, rt, versions, confinement, only_checks) -> int:
     from drills import grading, integrity, processes, report, state
 
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
@@ -163,7 +163,7 @@ def _grade(args, selected, rt, versions, confinement, checks) -> int:
                 copy=copies[drill.id],
                 guard=guard,
                 sandbox=sandbox,
-                checks=checks,
+                only_checks=only_checks,
             )
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -175,7 +175,7 @@ def _grade(args, selected, rt, versions, confinement, checks) -> int:
     if confinement:
         native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
     report.write_exports(requests, results, native)
-    if args.impl == "mine" and checks is None:  # a few checks are not the drill's grade
+    if args.impl == "mine" and only_checks is None:  # some checks are not the drill's grade
         state.record_grades(results)
     report.show(
         results,

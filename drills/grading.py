@@ -157,7 +157,7 @@ def _judge_command(
     case_limit: float,
     deadline: float,
     sandbox: dict | None,
-    checks: list[str] | None,
+    only_checks: list[str] | None,
 ) -> list[str]:
     events_fd, skip_fd = fds
     command = [
@@ -196,8 +196,8 @@ def _judge_command(
     ]
     if sandbox:
         command += ["--drills-sandbox", json.dumps(sandbox)]
-    if checks:
-        command += ["--drills-checks", json.dumps(checks)]
+    if only_checks:
+        command += ["--drills-checks", json.dumps(only_checks)]
     return command
 
 
@@ -215,7 +215,7 @@ def run_suite(
     case_limit: float | None = None,
     guard=None,
     sandbox: dict | None = None,
-    checks: list[str] | None = None,
+    only_checks: list[str] | None = None,
 ) -> _Run:
     drill_limit = drill_limit or DRILL_LIMIT[runtime_kind]
     case_limit = case_limit or CASE_LIMIT[runtime_kind]
@@ -231,7 +231,7 @@ def run_suite(
         ]
         returncode, events, log = _run_judge(
             lambda fds: _judge_command(
-                drill, source, shown_as, fds, case_limit, deadline, sandbox, checks
+                drill, source, shown_as, fds, case_limit, deadline, sandbox, only_checks
             ),
             done,
             deadline,
@@ -482,11 +482,11 @@ def grade(
     copy: Path | str | None = None,
     guard=None,
     sandbox: dict | None = None,
-    checks: list[str] | None = None,
+    only_checks: list[str] | None = None,
 ) -> DrillResult:
     """Grade one drill. `copy` is the private copy of its file (private_copy), made here when
     not given; `guard` checks the judge's files after every judge; `sandbox` confines runners;
-    `checks`, when given, are the only checks run (names from select_checks)."""
+    `only_checks`, when given, are the names of the only checks to run (select_checks)."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
@@ -501,7 +501,7 @@ def grade(
             drill_limit,
             guard=guard,
             sandbox=sandbox,
-            checks=checks,
+            only_checks=only_checks,
         )
     checks = _check_results(run)
     status = _drill_status(checks, run)

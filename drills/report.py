@@ -157,6 +157,57 @@ def _next_after_a_pass(
     )
 
 
+# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.testing.run_case)
+_CASE = re.compile(r"case ([^:]*): ")
+
+
+@dataclass
+class Failure:
+    """A failing check's message, taken apart for its headline: what was seen first, the check
+    and case it was seen in, then the rest (details, and last the advice)."""
+
+    symptom: str
+    where: str
+    details: str
+
+    @classmethod
+    def of(cls, c: CheckResult) -> "Failure":
+        text = c.message.strip()
+        case = _CASE.match(text)
+        label = case.group(1) if case else c.case
+        if case:
+            text = text[case.end() :]
+        first_line, _, more = text.partition("\n")
+        symptom, rest = _first_sentence(first_line)
+        if not rest and more.strip():
+            # a bare first line ("wrong values.", "does not compile ...:"): the next line says
+            # how it showed
+            next_line, _, more = more.strip().partition("\n")
+            seen, rest = _first_sentence(next_line)
+            symptom = f"{symptom}: {seen}"
+        where = f"check: {c.name}" + (f" · case {label}" if label else "")
+        details = "\n".join(part for part in (rest, more) if part.strip())
+        return cls(symptom or c.name, where, details)
+
+    @property
+    def advice(self) -> str:
+        """The last line of the details: what to do about this mistake."""
+        lines = [line.strip() for line in self.details.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+
+def _first_sentence(line: str) -> tuple[str, str]:
+    """(the line's first sentence, the rest of the line). A sentence ends at a full stop
+    followed by a space and a capital, outside brackets; a last one loses its full stop or
+    colon."""
+    depth = 0
+    for i, char in enumerate(line):
+        depth += (char in "([") - (char in ")]")
+        if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
+            return line[:i], line[i + 1 :].strip()
+    return line.rstrip(".:"), ""
+
+
 def show(
     results: list[DrillResult],
     impl: str,
@@ -221,9 +272,7 @@ def _show_failures(out: Console, r: DrillResult) -> None:
             out.print("  " + failure.advice, markup=False)
 
 
-def _print_in_full(
-    out: Console, title: str, style: str, failure: "Failure", more: str = ""
-) -> None:
+def _print_in_full(out: Console, title: str, style: str, failure: Failure, more: str = "") -> None:
     """A failure headed by its symptom, then the check and case, then everything else."""
     out.print(Text(f"{title} · {failure.symptom}", style))
     out.print(Text("  " + failure.where, "dim"))
@@ -236,55 +285,6 @@ def failing_checks(r: DrillResult) -> list[CheckResult]:
 
 def first_failing_check(r: DrillResult) -> CheckResult:
     return failing_checks(r)[0]
-
-
-# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.testing.run_case)
-_CASE = re.compile(r"case ([^:]*): ")
-
-
-@dataclass
-class Failure:
-    """A failing check's message, taken apart for its headline: what was seen first, the check
-    and case it was seen in, then the rest (details, and last the advice)."""
-
-    symptom: str
-    where: str
-    details: str
-
-    @classmethod
-    def of(cls, c: CheckResult) -> "Failure":
-        text = c.message.strip()
-        case = _CASE.match(text)
-        label = case.group(1) if case else c.case
-        if case:
-            text = text[case.end() :]
-        first_line, _, more = text.partition("\n")
-        symptom, rest = _first_sentence(first_line)
-        if not rest and more.strip():  # "wrong values.": the next line says how they showed
-            next_line, _, more = more.strip().partition("\n")
-            seen, rest = _first_sentence(next_line)
-            symptom = f"{symptom}: {seen}"
-        where = f"check: {c.name}" + (f" · case {label}" if label else "")
-        details = "\n".join(part for part in (rest, more) if part.strip())
-        return cls(symptom or c.name, where, details)
-
-    @property
-    def advice(self) -> str:
-        """The last line of the details: what to do about this mistake."""
-        lines = [line.strip() for line in self.details.splitlines() if line.strip()]
-        return lines[-1] if lines else ""
-
-
-def _first_sentence(line: str) -> tuple[str, str]:
-    """(the line's first sentence without its full stop, the rest of the line). A sentence
-    ends at a full stop followed by a space and a capital, outside brackets; a line that ends
-    in a colon introduces what follows it, which stays with the details."""
-    depth = 0
-    for i, char in enumerate(line):
-        depth += (char in "([") - (char in ")]")
-        if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
-            return line[:i], line[i + 1 :].strip()
-    return line.rstrip(".:"), ""
 
 
 def native_document(
