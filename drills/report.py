@@ -126,8 +126,12 @@ def next_step(
         return f"Next: make {r.source} importable (the error is above), then {again}."
     if not failing_checks(r):  # the grading stopped before any check: the message says why
         return f"Next: see above what stopped the grading of {r.source}, then {again}."
-    failing = first_failing_check(r)
-    return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then {again}.'
+    first, *others = failing_checks(r)
+    if others and all(c.message == first.message for c in others):
+        what = "the one problem above, which every failing check ran into,"
+    else:
+        what = f'"{first.name}"'
+    return f"Next: fix {what} in {r.source} (lesson: {lesson}), then {again}."
 
 
 def _next_after_a_pass(
@@ -281,10 +285,6 @@ def _print_in_full(out: Console, title: str, style: str, failure: Failure, more:
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:
     return [c for c in r.checks if c.scored and c.status not in ("passed", "skipped")]
-
-
-def first_failing_check(r: DrillResult) -> CheckResult:
-    return failing_checks(r)[0]
 
 
 def native_document(

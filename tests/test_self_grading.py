@@ -159,6 +159,7 @@ def test_the_report_leads_each_failing_check_with_what_was_seen(capsys):
     also = lines.index("✗ wrong values: 4 of 4000 elements (0.1%) are wrong")
     assert lines[also + 1].strip() == "check: tiny sizes · case 4x1000 fp32 seed=0"
     assert lines[also + 2].strip().startswith("Pad the masked lanes with -inf")
+    assert 'Next: fix "masks the tail" in mine/t1_add.py' in lines[-1]
 
 
 def test_checks_that_failed_the_same_way_are_listed_under_the_first(capsys):
@@ -174,6 +175,7 @@ def test_checks_that_failed_the_same_way_are_listed_under_the_first(capsys):
         "check: tiny · case n=1000 fp32 seed=1",
         "check: dtypes · case n=1000 fp32 seed=1",
     ]
+    assert "Next: fix the one problem above, which every failing check ran into," in shown
 
 
 def test_the_report_of_a_drill_stopped_before_any_check_says_why(capsys):
