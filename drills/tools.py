@@ -10,6 +10,7 @@ import difflib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -160,7 +161,9 @@ def _grade_watched(drill: catalog.Drill) -> bool:
     try:
         return grading.wait() == 0
     except KeyboardInterrupt:
-        # Ctrl-C reached the grader too: let it stop what it started, then stop
+        # Ctrl-C at a terminal reaches the grader too, a SIGINT sent to watch alone does not:
+        # pass it on (the grader ignores a second one), let it stop what it started, then stop
+        grading.send_signal(signal.SIGINT)
         grading.wait()
         raise
 
