@@ -1,5 +1,6 @@
 # The command surface. Each target sets up .venv on first use (drills/bootstrap.py).
 #   make grade [DRILL=t1] [IMPL=mine|solutions] [JSON=path] [V=1]   grade your kernels
+#   make grade DRILL=t3 CHECK=tail                            only the checks named with "tail"
 #   make progress                                             every drill's last grade, and next
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
 #   make hint [DRILL=t2]                                      the next hint for a drill
@@ -8,6 +9,7 @@
 #   make compare DRILL=t2 [YES=1]                             your file beside the reference
 #   make doctor                                               check the environment
 #   make versions                                             references on each triton
+#   make run FILE=content/experiments/t2_long_rows.py         a lesson's script, in .venv
 #   make test                                                 the repo's own tests
 
 PYTHON ?= python3
@@ -15,16 +17,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 READY := $(VENV)/.ready
 
-.PHONY: help grade progress bench hint watch reset compare doctor versions test clean
+.PHONY: help grade progress bench hint watch reset compare doctor versions run test clean
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^#//'
+	@sed -n '2,13p' Makefile | sed 's/^#//'
 
 $(READY): pyproject.toml drills/bootstrap.py
 	$(PYTHON) drills/bootstrap.py
 
+# CHECK reaches the shell through the environment (make exports command-line variables), so
+# a name with spaces or quotes arrives whole
 grade: $(READY)
-	@$(PY) grader.py $(DRILL) --impl $(or $(IMPL),mine) $(if $(JSON),--json $(JSON)) $(if $(V),-v)
+	@$(PY) grader.py $(DRILL) --impl $(or $(IMPL),mine) $(if $(JSON),--json $(JSON)) $(if $(V),-v) \
+		$(if $(CHECK),--check "$$CHECK")
 
 progress: $(READY)
 	@$(PY) -m drills.tools progress
@@ -46,6 +51,10 @@ doctor: $(READY)
 
 versions: $(READY)
 	@$(PY) -m drills.versions
+
+run: $(READY)
+	@$(if $(FILE),,$(error make run needs a script: make run FILE=content/experiments/t2_long_rows.py))
+	@$(PY) $(FILE)
 
 test: $(READY)
 	$(PY) -m pytest -n auto -q

@@ -1,4 +1,4 @@
-"""`python grader.py [DRILL ...] [--impl mine|solutions|FOLDER] [--json PATH]
+"""`python grader.py [DRILL ...] [--impl mine|solutions|FOLDER] [--check TEXT] [--json PATH]
 [--format gradescope|exercism|classroom|junit|native PATH] [--sandbox]`
 
 Exit status: 0 when every selected drill passed, 1 when one did not, 2 for a usage or
@@ -58,6 +58,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
         action="store_true",
         help="list the checks of every drill, not only the first unfinished one",
     )
+    parser.add_argument(
+        "--check",
+        metavar="TEXT",
+        help="run only the checks of one drill whose names contain TEXT (any case); the drill's "
+        "recorded grade is left as it was",
+    )
+    parser.add_argument(
+        "--watching",
+        action="store_true",
+        help="as run by `make watch`: the Next line says what watching does next",
+    )
     return parser.parse_args(argv)
 
 
@@ -100,11 +111,16 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        only_checks = _chosen_checks(args.check, selected)
+    except KeyError as e:
+        print(f"grader.py: {e.args[0]}", file=sys.stderr)
+        return 2
     processes.guard_this_process()
     confinement = sandboxing.confine(rt.is_gpu) if args.sandbox else None
     _exit_cleanly_on_signals(confinement)
     try:
-        return _grade(args, selected, requests, rt, versions, confinement)
+        return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
         processes.kill_descendants()
         if confinement:
@@ -131,7 +147,18 @@ def _output_problem(requests: list[tuple[str, Path]]) -> str:
     return ""
 
 
-def _grade(args, selected, requests, rt, versions, confinement) -> int:
+def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
+    """The names of the checks `--check TEXT` chooses; None (every check) without it."""
+    from drills import grading
+
+    if text is None:
+        return None
+    if len(selected) != 1:
+        raise KeyError("--check needs one drill: make grade DRILL=t3 CHECK=tail")
+    return grading.select_checks(selected[0], text)
+
+
+def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> int:
     from drills import grading, integrity, processes, report, state
 
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
@@ -160,6 +187,7 @@ def _grade(args, selected, requests, rt, versions, confinement) -> int:
                 copy=copies[drill.id],
                 guard=guard,
                 sandbox=sandbox,
+                only_checks=only_checks,
             )
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -169,9 +197,15 @@ def _grade(args, selected, requests, rt, versions, confinement) -> int:
     if confinement:
         native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
     unwritten = exports.write(requests, results, native)
-    if args.impl == "mine":
+    if args.impl == "mine" and only_checks is None:  # some checks are not the drill's grade
         state.record_grades(results)
-    report.show(results, args.impl, verbose=args.verbose)
+    report.show(
+        results,
+        args.impl,
+        verbose=args.verbose,
+        check_text=args.check or "",
+        watching=args.watching,
+    )
     for problem in unwritten:  # the paths were checked before grading; a disk can fill up since
         print(f"grader.py: {problem}", file=sys.stderr)
     if unwritten:

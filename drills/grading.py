@@ -8,6 +8,7 @@ marked. Every drill is reported, whatever happened, and its score is only ever t
 the checks the judge saw pass.
 """
 
+import ast
 import contextlib
 import json
 import os
@@ -156,6 +157,7 @@ def _judge_command(
     case_limit: float,
     deadline: float,
     sandbox: dict | None,
+    only_checks: list[str] | None,
 ) -> list[str]:
     events_fd, skip_fd = fds
     command = [
@@ -194,6 +196,8 @@ def _judge_command(
     ]
     if sandbox:
         command += ["--drills-sandbox", json.dumps(sandbox)]
+    if only_checks:
+        command += ["--drills-checks", json.dumps(only_checks)]
     return command
 
 
@@ -211,6 +215,7 @@ def run_suite(
     case_limit: float | None = None,
     guard=None,
     sandbox: dict | None = None,
+    only_checks: list[str] | None = None,
 ) -> _Run:
     drill_limit = drill_limit or DRILL_LIMIT[runtime_kind]
     case_limit = case_limit or CASE_LIMIT[runtime_kind]
@@ -225,7 +230,9 @@ def run_suite(
             if c["nodeid"] in run.results or c["check"] in failed_checks
         ]
         returncode, events, log = _run_judge(
-            lambda fds: _judge_command(drill, source, shown_as, fds, case_limit, deadline, sandbox),
+            lambda fds: _judge_command(
+                drill, source, shown_as, fds, case_limit, deadline, sandbox, only_checks
+            ),
             done,
             deadline,
         )
@@ -320,6 +327,39 @@ def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
         "kind": kind,
         "message": message,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Choosing checks: `grader.py t3 --check TEXT`
+# ---------------------------------------------------------------------------------------------
+
+
+def check_names(drill: catalog.Drill) -> list[str]:
+    """The names of the drill's checks, in the suite's order, read from its `@check("name",
+    points=...)` decorators without importing the suite."""
+    tree = ast.parse(drill.test_file.read_text())
+    return [
+        decorator.args[0].value
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        for decorator in node.decorator_list
+        if isinstance(decorator, ast.Call)
+        and isinstance(decorator.func, ast.Name)
+        and decorator.func.id == "check"
+    ]
+
+
+def select_checks(drill: catalog.Drill, text: str) -> list[str]:
+    """The drill's checks whose names contain `text` (any case), or a KeyError that lists the
+    drill's checks."""
+    names = check_names(drill)
+    chosen = [name for name in names if text.lower() in name.lower()]
+    if not chosen:
+        listed = "\n".join(f"  {name}" for name in names)
+        raise KeyError(
+            f"no check of {drill.id} has {text!r} in its name; its checks are:\n{listed}"
+        )
+    return chosen
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,9 +482,11 @@ def grade(
     copy: Path | str | None = None,
     guard=None,
     sandbox: dict | None = None,
+    only_checks: list[str] | None = None,
 ) -> DrillResult:
     """Grade one drill. `copy` is the private copy of its file (private_copy), made here when
-    not given; `guard` checks the judge's files after every judge; `sandbox` confines runners."""
+    not given; `guard` checks the judge's files after every judge; `sandbox` confines runners;
+    `only_checks`, when given, are the names of the only checks to run (select_checks)."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
@@ -452,7 +494,14 @@ def grade(
         if isinstance(copy, str):
             return _not_gradable(drill, copy, _relative(source))
         run = run_suite(
-            drill, copy, _relative(source), runtime_kind, drill_limit, guard=guard, sandbox=sandbox
+            drill,
+            copy,
+            _relative(source),
+            runtime_kind,
+            drill_limit,
+            guard=guard,
+            sandbox=sandbox,
+            only_checks=only_checks,
         )
     checks = _check_results(run)
     status = _drill_status(checks, run)

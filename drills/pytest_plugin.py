@@ -6,6 +6,7 @@
   never imports it.
 - With `--drills-events-fd N`, streams one JSON line per collected suite, started case and
   finished case into that pipe, so the grader keeps every result even if this process dies.
+- With `--drills-checks`, runs only the checks it names (`grader.py t3 --check TEXT`).
 - Once a case of a check fails, the check's other cases are not run: the check scores nothing
   whatever they do.
 """
@@ -42,6 +43,9 @@ def pytest_addoption(parser):
     group.addoption("--drills-case-limit", type=float, default=None, help="seconds per case")
     group.addoption("--drills-deadline", type=float, default=None, help="time.time() to stop by")
     group.addoption("--drills-sandbox", default=None, help="JSON: how runners are confined")
+    group.addoption(
+        "--drills-checks", default=None, help="JSON: the names of the only checks to run"
+    )
 
 
 def pytest_configure(config):
@@ -71,14 +75,21 @@ def _check_of(item):
     return (marker.kwargs["name"], marker.kwargs["points"]) if marker else (None, 0)
 
 
+def _deselect(config, items, unwanted) -> None:
+    config.hook.pytest_deselected(items=[item for item in items if unwanted(item)])
+    items[:] = [item for item in items if not unwanted(item)]
+
+
 def pytest_collection_modifyitems(session, config, items):
+    checks = config.getoption("--drills-checks")
+    if checks is not None:
+        chosen = set(json.loads(checks))
+        _deselect(config, items, lambda item: _check_of(item)[0] not in chosen)
     skip_fd = config.getoption("--drills-skip-fd")
     if skip_fd is not None:
         with os.fdopen(skip_fd) as f:
             done = set(json.load(f))
-        kept = [item for item in items if item.nodeid not in done]
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in done])
-        items[:] = kept
+        _deselect(config, items, lambda item: item.nodeid in done)
     _emit(
         config,
         event="collected",

@@ -1,7 +1,9 @@
 """What the grader prints, and the JSON it writes."""
 
+import re
+import shlex
 import sys
-from pathlib import Path
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.table import Table
@@ -90,42 +92,143 @@ def first_unfinished(results: list[DrillResult]) -> DrillResult | None:
     return next((r for r in results if r.status != "passed"), None)
 
 
-def next_step(r: DrillResult | None, impl: str, results: list[DrillResult] = ()) -> str:
+def _grade_command(drill_id: str, impl: str, check_text: str = "") -> str:
+    command = f"make grade DRILL={drill_id}" + ("" if impl == "mine" else f" IMPL={impl}")
+    return command + (f" CHECK={shlex.quote(check_text)}" if check_text else "")
+
+
+def next_step(
+    r: DrillResult | None,
+    impl: str,
+    results: list[DrillResult] = (),
+    *,
+    check_text: str = "",
+    watching: bool = False,
+) -> str:
+    """The `Next:` line: what to do after this grade. `check_text`: only the checks whose names
+    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save."""
     if r is None:
-        after = _drill_after(results) if impl == "mine" else None
-        if after is not None:
-            lesson = after.lesson.relative_to(catalog.ROOT)
-            return (
-                f"Next: {after.id} · {after.title}: read {lesson}, then run "
-                f"`make grade DRILL={after.id}`."
-            )
-        return (
-            "Next: every selected drill passes. Compare your kernels with solutions/ and "
-            "try the experiments in each drill's notes."
-        )
+        return _next_after_a_pass(impl, results, check_text, watching)
     drill = catalog.find(r.id)
     lesson = drill.lesson.relative_to(catalog.ROOT)
-    again = f"make grade DRILL={r.id}" + ("" if impl == "mine" else f" IMPL={impl}")
+    again = (
+        "save it: watch grades it again"
+        if watching
+        else f"run `{_grade_command(r.id, impl, check_text)}`"
+    )
     if r.status == "not_started":
         return (
             f"Next: read {lesson}, fill in the TODOs in {r.source} (start by deleting the "
-            f"`raise NotStarted` line), then run `{again}`."
+            f"`raise NotStarted` line), then {again}."
         )
     if r.status == "error":
-        return f"Next: make {r.source} importable (the error is above), then run `{again}`."
-    failing = first_failing_check(r)
-    return f'Next: fix "{failing.name}" in {r.source} (lesson: {lesson}), then run `{again}`.'
+        return f"Next: make {r.source} importable (the error is above), then {again}."
+    if not failing_checks(r):  # the grading stopped before any check: the message says why
+        return f"Next: see above what stopped the grading of {r.source}, then {again}."
+    first, *others = failing_checks(r)
+    if others and all(c.message == first.message for c in others):
+        what = "the one problem above, which every failing check ran into,"
+    else:
+        what = f'"{first.name}"'
+    return f"Next: fix {what} in {r.source} (lesson: {lesson}), then {again}."
 
 
-def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
+def _next_after_a_pass(
+    impl: str, results: list[DrillResult], check_text: str, watching: bool
+) -> str:
+    if check_text:
+        whole = _grade_command(results[0].id, impl)
+        return f"Next: the checks matching {check_text!r} pass; grade the whole drill: `{whole}`."
+    after = _drill_after(results) if impl == "mine" else None
+    if after is None:
+        done = (
+            "Next: every selected drill passes. Compare your kernels with solutions/ and "
+            "try the experiments in each drill's notes."
+        )
+        if watching:
+            done += f" Watch keeps watching {results[-1].source} (Ctrl-C stops it)."
+        return done
+    lesson = after.lesson.relative_to(catalog.ROOT)
+    if watching:
+        mine = after.source("mine").relative_to(catalog.ROOT)
+        return (
+            f"Next: watch moves on to {after.id} · {after.title}: read {lesson} and edit "
+            f"{mine}; every save grades it."
+        )
+    return (
+        f"Next: {after.id} · {after.title}: read {lesson}, then run `make grade DRILL={after.id}`."
+    )
+
+
+# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.testing.run_case)
+_CASE = re.compile(r"case ([^:]*): ")
+
+
+@dataclass
+class Failure:
+    """A failing check's message, taken apart for its headline: what was seen first, the check
+    and case it was seen in, then the rest (details, and last the advice)."""
+
+    symptom: str
+    where: str
+    details: str
+
+    @classmethod
+    def of(cls, c: CheckResult) -> "Failure":
+        text = c.message.strip()
+        case = _CASE.match(text)
+        label = case.group(1) if case else c.case
+        if case:
+            text = text[case.end() :]
+        first_line, _, more = text.partition("\n")
+        symptom, rest = _first_sentence(first_line)
+        if not rest and more.strip():
+            # a bare first line ("wrong values.", "does not compile ...:"): the next line says
+            # how it showed
+            next_line, _, more = more.strip().partition("\n")
+            seen, rest = _first_sentence(next_line)
+            symptom = f"{symptom}: {seen}"
+        where = f"check: {c.name}" + (f" · case {label}" if label else "")
+        details = "\n".join(part for part in (rest, more) if part.strip())
+        return cls(symptom or c.name, where, details)
+
+    @property
+    def advice(self) -> str:
+        """The last line of the details: what to do about this mistake."""
+        lines = [line.strip() for line in self.details.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+
+def _first_sentence(line: str) -> tuple[str, str]:
+    """(the line's first sentence, the rest of the line). A sentence ends at a full stop
+    followed by a space and a capital, outside brackets; a last one loses its full stop or
+    colon."""
+    depth = 0
+    for i, char in enumerate(line):
+        depth += (char in "([") - (char in ")]")
+        if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
+            return line[:i], line[i + 1 :].strip()
+    return line.rstrip(".:"), ""
+
+
+def show(
+    results: list[DrillResult],
+    impl: str,
+    verbose: bool = False,
+    *,
+    check_text: str = "",
+    watching: bool = False,
+) -> None:
+    """The terminal report. `check_text`: only the checks whose names hold it were run."""
     out = console()
     out.print()
     out.print(drill_table(results))
     total, most = sum(r.score for r in results), sum(r.max_score for r in results)
-    out.print(Text(f"\nTotal {_points(total)}/{_points(most)}", "bold"))
+    only = f" for the checks matching {check_text!r} only" if check_text else ""
+    out.print(Text(f"\nTotal {_points(total)}/{_points(most)}{only}", "bold"))
     focus = first_unfinished(results)
     for r in results:
-        if verbose or r is focus:
+        if verbose or check_text or r is focus:
             out.print(Text(f"\n{r.id} · {r.title}", "bold"))
             for c in r.checks:
                 out.print(_check_line(c))
@@ -135,49 +238,52 @@ def show(results: list[DrillResult], impl: str, verbose: bool = False) -> None:
                 out.print(Text(f"\nNote · {r.id} · {c.name}", "bold"))
                 out.print(c.message, markup=False)
             if not c.scored and c.status not in ("passed", "skipped", "not_started"):
-                out.print(
-                    Text(f"\nExtra check (not scored) · {r.id} · {c.name} [case {c.case}]", "bold")
-                )
-                out.print(c.message, markup=False)
+                out.print()
+                _print_in_full(out, f"Extra check (not scored) · {r.id}", "bold", Failure.of(c))
     if focus is not None:
-        out.print()
-        title, body = _failure(focus)
-        out.print(Text(title, "bold " + STYLE[focus.status]))
-        out.print(body, markup=False)
-        others = failing_checks(focus)[1:]
-        if others:
-            out.print(Text("\nAlso failing (each its own first case):", "bold"))
-        for c in others:
-            out.print(Text(f"✗ {c.name}", STYLE[c.status]))
-            out.print(_gist(c.message), markup=False)
+        _show_failures(out, focus)
     out.print()
-    out.print(Text(next_step(focus, impl, results), "bold"))
+    out.print(
+        Text(next_step(focus, impl, results, check_text=check_text, watching=watching), "bold")
+    )
+
+
+def _show_failures(out: Console, r: DrillResult) -> None:
+    """The unfinished drill's first failure in full; then the checks that failed the same way,
+    each with its case; then every other failing check's symptom, check and case, and advice."""
+    out.print()
+    if r.status in ("not_started", "error") or (r.message and not r.checks):
+        out.print(Text(f"{r.id} · {r.status.replace('_', ' ')}", "bold " + STYLE[r.status]))
+        out.print(r.message, markup=False)
+        return
+    first, *others = failing_checks(r)
+    style = "bold " + STYLE[first.status]
+    _print_in_full(out, f"First failure: {r.id}", style, Failure.of(first), r.message)
+    same = [c for c in others if c.message == first.message]
+    if same:
+        out.print(Text("\nAlso failing the same way:", "bold"))
+    for c in same:
+        out.print(Text("  " + Failure.of(c).where, "dim"))
+    different = [c for c in others if c.message != first.message]
+    if different:
+        out.print(Text("\nAlso failing (each its own first case):", "bold"))
+    for c in different:
+        failure = Failure.of(c)
+        out.print(Text(f"✗ {failure.symptom}", STYLE[c.status]))
+        out.print(Text("  " + failure.where, "dim"))
+        if failure.advice:
+            out.print("  " + failure.advice, markup=False)
+
+
+def _print_in_full(out: Console, title: str, style: str, failure: Failure, more: str = "") -> None:
+    """A failure headed by its symptom, then the check and case, then everything else."""
+    out.print(Text(f"{title} · {failure.symptom}", style))
+    out.print(Text("  " + failure.where, "dim"))
+    out.print("\n".join(filter(None, (failure.details, more))), markup=False)
 
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:
     return [c for c in r.checks if c.scored and c.status not in ("passed", "skipped")]
-
-
-def first_failing_check(r: DrillResult) -> CheckResult:
-    return failing_checks(r)[0]
-
-
-def _gist(message: str) -> str:
-    """A check's message in two lines, indented: its first (the case and what went wrong) and
-    its last (the advice for that mistake); the details between are the first failure's."""
-    lines = [line for line in message.splitlines() if line.strip()]
-    kept = lines if len(lines) <= 2 else [lines[0], lines[-1]]
-    return "\n".join("  " + line for line in kept)
-
-
-def _failure(r: DrillResult) -> tuple[str, str]:
-    """The title and the full text of what to show about an unfinished drill."""
-    if r.status in ("not_started", "error") or (r.message and not r.checks):
-        return f"{r.id} · {r.status.replace('_', ' ')}", r.message
-    c = first_failing_check(r)
-    case = f" [case {c.case}]" if c.case else ""
-    body = c.message + (f"\n{r.message}" if r.message else "")
-    return f"First failure: {r.id} · {c.name}{case}", body
 
 
 def native_document(
@@ -193,13 +299,3 @@ def native_document(
         "drills": [r.to_json() for r in results],
     }
 
-
-def write_exports(
-    requests: list[tuple[str, Path]], results: list[DrillResult], native: dict
-) -> None:
-    """Write each (format, path) asked for; see drills/exports.py for the formats."""
-    from drills import exports
-
-    for fmt, path in requests:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(exports.render(fmt, results, native))

@@ -10,6 +10,7 @@ import difflib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -117,40 +118,54 @@ def compare(drill: catalog.Drill, assume_yes: bool) -> int:
 
 
 def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
-    """Re-grade the drill whenever its file changes. Polls, so it works on WSL and network
-    file systems where change notifications do not arrive."""
+    """Re-grade the drill whenever its file changes; once it passes, watch the next drill's
+    file instead, as the grade's Next line says. Polls, so it works on WSL and network file
+    systems where change notifications do not arrive."""
     path = drill.source("mine")
     seen = None
     try:
         while True:
-            mtime = path.stat().st_mtime if path.exists() else None
-            if mtime != seen:
-                seen = mtime
-                if sys.stdout.isatty():
-                    print("\033[2J\033[H", end="")
+            if _mtime(path) != seen:
+                seen = _mtime(path)
+                if _grade_watched(drill) and drill is not catalog.DRILLS[-1]:
+                    drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
+                    path = drill.source("mine")
+                    seen = _mtime(path)  # graded at its first save, not at once
                 print(
-                    f"Checking {drill.id} · {drill.title} ({path.relative_to(catalog.ROOT)}) "
-                    f"at {datetime.datetime.now():%H:%M:%S}...",
-                    flush=True,
-                )
-                grading = subprocess.Popen(
-                    [sys.executable, "grader.py", drill.id], cwd=catalog.ROOT
-                )
-                try:
-                    grading.wait()
-                except KeyboardInterrupt:
-                    # Ctrl-C reached the grader too: let it stop what it started, then stop
-                    grading.wait()
-                    raise
-                print(
-                    f"\nWatching {path.relative_to(catalog.ROOT)}: save it to check again, "
-                    "Ctrl-C to stop.",
+                    f"\nWatching {path.relative_to(catalog.ROOT)}: each save grades it, "
+                    "Ctrl-C stops.",
                     flush=True,
                 )
             time.sleep(interval)
     except KeyboardInterrupt:
         print("\nStopped watching.")
         return 0
+
+
+def _mtime(path: Path) -> float | None:
+    return path.stat().st_mtime if path.exists() else None
+
+
+def _grade_watched(drill: catalog.Drill) -> bool:
+    """Grade the drill in mine/ on a clear screen; whether it passed."""
+    if sys.stdout.isatty():
+        print("\033[2J\033[H", end="")
+    path = drill.source("mine").relative_to(catalog.ROOT)
+    print(
+        f"Checking {drill.id} · {drill.title} ({path}) at {datetime.datetime.now():%H:%M:%S}...",
+        flush=True,
+    )
+    grading = subprocess.Popen(
+        [sys.executable, "grader.py", drill.id, "--watching"], cwd=catalog.ROOT
+    )
+    try:
+        return grading.wait() == 0
+    except KeyboardInterrupt:
+        # Ctrl-C at a terminal reaches the grader too, a SIGINT sent to watch alone does not:
+        # pass it on (the grader ignores a second one), let it stop what it started, then stop
+        grading.send_signal(signal.SIGINT)
+        grading.wait()
+        raise
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,9 +246,6 @@ def doctor() -> int:
         return 1
     print("\nThe environment is fine: the reference solutions pass. `make grade` grades yours.")
     return 0
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 # ---------------------------------------------------------------------------------------------

@@ -55,10 +55,15 @@ def test_negative_control_loses_points_in_its_check(path, capsys):
     assert result.score <= meta["MAX_SCORE"], result.score
     first_lost = checks[loses[0]]
     assert says in first_lost.message, first_lost.message
-    # and the terminal shows it, whichever of the failing checks it is
+    # and the terminal shows it, whichever of the failing checks it is, and what every failing
+    # check saw, in the check it was seen in
     report.show([result], "mine")
     shown = " ".join(capsys.readouterr().out.split())
     assert " ".join(says.split()) in shown, shown[-3000:]
+    for c in report.failing_checks(result):
+        failure = report.Failure.of(c)
+        assert " ".join(failure.symptom.split()) in shown, c.name
+        assert f"check: {c.name}" in shown, shown[-3000:]
 
 
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -86,6 +91,110 @@ def test_every_drill_has_its_files(drill):
     # not mine/: a learner may delete or rename files there, and make test must stay green
     for path in (drill.stub, drill.source("solutions"), drill.test_file, drill.lesson):
         assert path.exists(), f"{drill.slug}: missing {path.relative_to(ROOT)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The report: a failing check is headed by what was seen, then the check and case it was seen in
+# ---------------------------------------------------------------------------------------------
+
+NEVER_WRITTEN = (
+    "case n=1000 fp32 seed=1: 1000 of 1000 output elements were never written (first at index "
+    "0, it falls in block 0, but the grid launched only 0 programs). Launch enough programs to "
+    "cover every element, rounding up: grid = (triton.cdiv(n_elements, BLOCK_SIZE),)."
+)
+WRONG_VALUES = (
+    "case 4x1000 fp32 seed=0: wrong values.\n4 of 4000 elements (0.1%) are wrong\n"
+    "first wrong elements:\n  [(0, 999)] got nan, expected 0.001\n"
+    "Pad the masked lanes with -inf: tl.load(..., other=-float('inf'))."
+)
+
+
+def failing(name: str, message: str, case: str = "1000") -> grading.CheckResult:
+    return grading.CheckResult(name, "failed", 0.0, 20.0, message, case)
+
+
+def test_a_failing_check_is_headed_by_its_symptom():
+    failure = report.Failure.of(failing("masks the tail", NEVER_WRITTEN))
+    assert failure.symptom == (
+        "1000 of 1000 output elements were never written (first at index 0, it falls in block "
+        "0, but the grid launched only 0 programs)"
+    )
+    assert failure.where == "check: masks the tail · case n=1000 fp32 seed=1"
+    assert failure.advice.startswith("Launch enough programs to cover every element")
+    several_lines = report.Failure.of(failing("pads masked lanes with -inf", WRONG_VALUES))
+    assert several_lines.symptom == "wrong values: 4 of 4000 elements (0.1%) are wrong"
+    assert several_lines.details.startswith("first wrong elements:")
+    assert (
+        several_lines.advice == "Pad the masked lanes with -inf: tl.load(..., other=-float('inf'))."
+    )
+    # a message of the grader's own, with no case: the check's case, and the whole sentence
+    crashed = report.Failure.of(failing("adds", "the runner died: SIGSEGV (a crash).", "7"))
+    assert (crashed.symptom, crashed.where) == (
+        "the runner died: SIGSEGV (a crash)",
+        "check: adds · case 7",
+    )
+
+
+def test_the_report_leads_each_failing_check_with_what_was_seen(capsys):
+    result = grading.DrillResult(
+        "t1",
+        "t1_add",
+        "Vector add",
+        "failed",
+        0.0,
+        40.0,
+        1.0,
+        [failing("masks the tail", NEVER_WRITTEN), failing("tiny sizes", WRONG_VALUES, "1")],
+        source="mine/t1_add.py",
+    )
+    report.show([result], "mine")
+    lines = capsys.readouterr().out.splitlines()
+    assert "Also failing the same way:" not in lines
+    first = next(i for i, line in enumerate(lines) if line.startswith("First failure: t1 · "))
+    assert lines[first].endswith(
+        "1000 of 1000 output elements were never written (first at index 0, it falls in block 0, but the grid launched only 0 programs)"
+    )
+    assert lines[first + 1].strip() == "check: masks the tail · case n=1000 fp32 seed=1"
+    assert lines[first + 2].startswith("Launch enough programs")
+    also = lines.index("✗ wrong values: 4 of 4000 elements (0.1%) are wrong")
+    assert lines[also + 1].strip() == "check: tiny sizes · case 4x1000 fp32 seed=0"
+    assert lines[also + 2].strip().startswith("Pad the masked lanes with -inf")
+    assert 'Next: fix "masks the tail" in mine/t1_add.py' in lines[-1]
+
+
+def test_checks_that_failed_the_same_way_are_listed_under_the_first(capsys):
+    checks = [failing(name, NEVER_WRITTEN) for name in ("masks the tail", "tiny", "dtypes")]
+    result = grading.DrillResult(
+        "t1", "t1_add", "Vector add", "failed", 0.0, 60.0, 1.0, checks, "", "mine/t1_add.py"
+    )
+    report.show([result], "mine")
+    shown = capsys.readouterr().out
+    assert shown.count("1000 of 1000 output elements were never written") == 1
+    same_way = shown.split("Also failing the same way:\n", 1)[1].splitlines()[:2]
+    assert [line.strip() for line in same_way] == [
+        "check: tiny · case n=1000 fp32 seed=1",
+        "check: dtypes · case n=1000 fp32 seed=1",
+    ]
+    assert "Next: fix the one problem above, which every failing check ran into," in shown
+
+
+def test_the_report_of_a_drill_stopped_before_any_check_says_why(capsys):
+    stopped = grading.DrillResult(
+        "t1",
+        "t1_add",
+        "Vector add",
+        "crashed",
+        0.0,
+        100.0,
+        0.0,
+        [],
+        "the judge died: SIGKILL",
+        "mine/t1_add.py",
+    )
+    report.show([stopped], "mine")
+    shown = capsys.readouterr().out
+    assert "t1 · crashed\nthe judge died: SIGKILL" in shown
+    assert "Next: see above what stopped the grading of mine/t1_add.py" in shown
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ interpreter snippets run."""
 import ast
 import builtins
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -200,3 +201,123 @@ def test_t4_lesson_counts_the_configs_it_means():
 def test_the_snippet_check_finds_a_name_only_the_reference_had():
     block = "a_desc = make_descriptor(a)\nlaunch_tiled[grid](a_desc, b, out)\nprint(len(a))\n"
     assert called_names(block) == {"make_descriptor", "launch_tiled"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands in the lessons run as written, from the repository's root of a fresh clone
+# ---------------------------------------------------------------------------------------------
+
+FENCED = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
+SHELLS = {"sh", "bash", "console", "shell"}
+CODE_SPAN = re.compile(r"`([^`]+)`")
+RUN_BY_A_LEARNER = {"make", "python", "python3", "pip", "pip3", ".venv/bin/python"}
+ASSIGNMENT = re.compile(r"\w+=.*")
+
+
+def shell_commands(text: str) -> list[str]:
+    """The commands a page asks to run: the lines of its sh/bash/console blocks (without their
+    comments), its lines that start with `$ `, and its code spans that start with a program a
+    learner runs."""
+    lines = [
+        re.sub(r"(^|\s)#.*", "", line)
+        for lang, body in FENCED.findall(text)
+        if lang in SHELLS
+        for line in body.split("\n")
+    ]
+    prose = FENCED.sub("", text)
+    lines += re.findall(r"^\$ (.*)$", prose, re.MULTILINE)
+    lines += [span for span in CODE_SPAN.findall(prose) if _program(span) in RUN_BY_A_LEARNER]
+    commands = [" ".join(line.removeprefix("$ ").split()) for line in lines]
+    return [c for c in commands if c]
+
+
+def _without_assignments(words: list[str]) -> list[str]:
+    """The command's words after any VAR=value it starts with."""
+    while words and ASSIGNMENT.fullmatch(words[0]):
+        words = words[1:]
+    return words
+
+
+def _program(command: str) -> str:
+    words = _without_assignments(command.split())
+    return words[0] if words else ""
+
+
+def makefile() -> tuple[set[str], set[str]]:
+    """The Makefile's targets and the variables it reads."""
+    text = (ROOT / "Makefile").read_text()
+    targets = {
+        name
+        for line in re.findall(r"^([\w.][\w. -]*):(?!=)", text, re.MULTILINE)
+        for name in line.split()
+    }
+    return targets, set(re.findall(r"\$\((\w+)\)", text))
+
+
+DRILL_NAMES = {name for d in catalog.DRILLS for name in (d.id, d.slug)}
+
+
+def command_problem(command: str) -> str | None:
+    """Why `command` would not run as written from the repository's root, or None."""
+    program, *args = _without_assignments(shlex.split(command))
+    if program in {"python", "python3", "pip", "pip3"}:
+        return (
+            f"{program} is not the project's environment: write make run FILE=..., "
+            "or .venv/bin/python"
+        )
+    if program == ".venv/bin/python" and args and args[0] not in ("-m", "-c"):
+        return None if (ROOT / args[0]).is_file() else f"{args[0]} does not exist"
+    if program != "make":
+        return None
+    targets, variables = makefile()
+    for arg in args:
+        name, is_assignment, value = arg.partition("=")
+        if not is_assignment and arg not in targets:
+            return f"the Makefile has no target {arg!r}"
+        if is_assignment and name not in variables:
+            return f"the Makefile reads no variable {name!r}"
+        if name == "FILE" and not (ROOT / value).is_file():
+            return f"{value} does not exist"
+        if name == "DRILL" and value not in DRILL_NAMES:
+            return f"there is no drill {value!r}"
+    return None
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_lesson_commands_run_as_written(lesson):
+    commands = shell_commands(lesson.read_text())
+    problems = [f"{c}: {command_problem(c)}" for c in commands if command_problem(c)]
+    assert not problems, f"{lesson.name} has commands that would not run: {problems}"
+
+
+def test_the_command_check_finds_what_would_not_run():
+    text = (
+        "Run `python3 content/experiments/t2_long_rows.py` or `tl.load(x)`, then:\n\n"
+        "```sh\n"
+        "make grade DRIL=t1\n"
+        "$ make gradee\n"
+        "make hint DRILL=t9\n"
+        ".venv/bin/python content/experiments/no_such_script.py\n"
+        "TRITON_INTERPRET=0 make run FILE=content/experiments/t2_long_rows.py  # runs\n"
+        "```\n"
+    )
+    fine = "TRITON_INTERPRET=0 make run FILE=content/experiments/t2_long_rows.py"
+    commands = shell_commands(text)
+    assert len(commands) == 6 and fine in commands, commands
+    assert [c for c in commands if command_problem(c) is None] == [fine]
+
+
+def test_a_script_a_lesson_shows_is_the_file_it_runs():
+    """A snippet shown with `make run FILE=...` just before it is that file, word for word."""
+    shown = re.compile(r"`make run\s+FILE=([\w./]+)` runs it:\n\n```python\n(.*?)```", re.DOTALL)
+    found = [m for lesson in LESSONS for m in shown.findall(lesson.read_text())]
+    assert found, "no lesson shows the script it runs"
+    for path, code in found:
+        assert (ROOT / path).read_text() == code, f"{path} is not the snippet the lesson shows"
+
+
+def test_readme_quotes_the_line_make_names_when_a_grade_fails():
+    """make names the line of the grade recipe ("make: *** [Makefile:31: grade] Error 1")."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    recipe = lines.index("grade: $(READY)") + 2  # the recipe's first line, counted from 1
+    assert f"[Makefile:{recipe}: grade] Error 1" in (ROOT / "README.md").read_text()

@@ -1,6 +1,8 @@
 """The repo's own tests of the learner's tools, each run as a learner would, in a copy of the
 repository (so nothing here touches the real mine/). The course exports: test_self_exports.py."""
 
+import importlib
+import json
 import os
 import shutil
 import signal
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, tools
+from drills import catalog, grading, tools
 
 ROOT = catalog.ROOT
 
@@ -129,7 +131,7 @@ def test_compare_shows_a_passed_drill_without_asking(clone):
     assert "-# my comment" in done.stdout
 
 
-def test_watch_regrades_on_save_and_stops_cleanly_on_ctrl_c(clone):
+def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone):
     watcher = subprocess.Popen(
         [sys.executable, "-m", "drills.tools", "watch", "t1"],
         cwd=clone,
@@ -148,10 +150,13 @@ def test_watch_regrades_on_save_and_stops_cleanly_on_ctrl_c(clone):
     try:
         wait_for("Watching mine/t1_add.py", 1)
         assert any("not started" in line for line in lines)
+        assert any("then save it: watch grades it again." in line for line in lines)
         shutil.copy2(ROOT / "solutions" / "t1_add.py", clone / "mine" / "t1_add.py")
-        wait_for("Watching mine/t1_add.py", 2)
+        wait_for("Watching mine/t2_softmax.py", 1)  # t1 passes: on to t2, as Next says
         assert sum("Checking t1" in line for line in lines) == 2
         assert any("100/100" in line for line in lines)
+        assert any("Next: watch moves on to t2" in line for line in lines), lines
+        assert not any("Checking t2" in line for line in lines)  # graded at its first save
     finally:
         watcher.send_signal(signal.SIGINT)
         rest, _ = watcher.communicate(timeout=60)
@@ -197,6 +202,81 @@ def test_doctor_reports_versions_and_checks_the_references():
         assert "The environment is fine" in done.stdout
     else:  # the only accepted reason: a known-bad combination, said as such
         assert "problem:" in done.stdout, done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# One drill's checks alone: make grade DRILL=t3 CHECK=text
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_check_names_are_the_ones_the_judge_collects(drill):
+    suite = importlib.import_module(f"tests.test_{drill.slug}")
+    marked = [
+        mark.kwargs["name"]
+        for test in vars(suite).values()
+        for mark in getattr(test, "pytestmark", [])
+        if mark.name == "check"
+    ]
+    assert grading.check_names(drill) == marked
+
+
+def test_a_check_run_grades_its_checks_and_leaves_the_recorded_grade(clone, tmp_path):
+    mine = clone / "mine" / "t1_add.py"
+    mine.write_text((ROOT / "solutions" / "t1_add.py").read_text())
+    recorded = {
+        "grades": {
+            "t1": {
+                "status": "failed",
+                "score": 15.0,
+                "max_score": 100.0,
+                "graded_at": time.time(),
+                "source_mtime": mine.stat().st_mtime,
+            }
+        }
+    }
+    saved = clone / ".drills" / "state.json"
+    saved.parent.mkdir()
+    saved.write_text(json.dumps(recorded))
+    done = subprocess.run(
+        [sys.executable, "grader.py", "t1", "--check", "TINY", "--json", str(tmp_path / "r.json")],
+        cwd=clone,
+        env=dict(os.environ, NO_COLOR="1"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (graded,) = json.loads((tmp_path / "r.json").read_text())["drills"]
+    assert [c["name"] for c in graded["checks"]] == ["handles tiny sizes down to 1"]
+    assert "Next: the checks matching 'TINY' pass; grade the whole drill" in done.stdout
+    assert json.loads(saved.read_text()) == recorded
+    assert "failed       15/100" in tool(clone, "progress").stdout
+
+
+def test_a_check_text_that_matches_nothing_lists_the_drills_checks():
+    # through make: CHECK reaches the grader whole, quote and all
+    done = subprocess.run(
+        ["make", "--no-print-directory", "grade", "DRILL=t1", "CHECK=it's"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert """no check of t1 has "it's" in its name""" in done.stderr
+    assert all(name in done.stderr for name in grading.check_names(catalog.find("t1")))
+    no_drill = subprocess.run(
+        [sys.executable, "grader.py", "--check", "tail"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert no_drill.returncode == 2 and "--check needs one drill" in no_drill.stderr
 
 
 @pytest.mark.parametrize("damage", ["empty", "missing"])
