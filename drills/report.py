@@ -298,4 +298,3 @@ def native_document(
         "max_score": sum(r.max_score for r in results),
         "drills": [r.to_json() for r in results],
     }
-
