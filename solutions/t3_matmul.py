@@ -29,13 +29,14 @@ def matmul_kernel(
 ):
     pid_m = tl.program_id(axis=0)
     pid_n = tl.program_id(axis=1)
-    # int64 indices, so that rows * K (in a), rows * N (in c) and ks * N (in b) cannot wrap to a
-    # negative offset: each passes 2^31 once its matrix holds 2^31 elements (4 GB of fp16)
+    # int64 indices, so that rows * K (in a) and rows * N (in c) cannot wrap to a negative offset
+    # once a or c holds 2^31 elements (4 GB of fp16). ks stays int32: an int64 ks makes ks * N
+    # 64-bit work in every step of the K loop, and it wraps only once b holds 2^31 elements
     rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
     cols = pid_n.to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)  # [BLOCK_N]
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(tl.cdiv(K, BLOCK_K)):
-        ks = k * BLOCK_K + tl.arange(0, BLOCK_K).to(tl.int64)  # [BLOCK_K]
+        ks = k * BLOCK_K + tl.arange(0, BLOCK_K)  # [BLOCK_K]
         # row-major: a[i, j] is at i * K + j, b[i, j] at i * N + j
         a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]  # [BLOCK_M, BLOCK_K]
         b_ptrs = b_ptr + ks[:, None] * N + cols[None, :]  # [BLOCK_K, BLOCK_N]
