@@ -285,6 +285,37 @@ class _Tally:
             self.first += (found + offset).tolist()
 
 
+def _percent(share: float) -> str:
+    """0.1% and up to one decimal; below that, two significant digits, never 0.0%."""
+    return f"{100 * share:.1f}%" if share >= 1e-3 else f"{100 * share:.2g}%"
+
+
+NEAR = 0.01  # every error under 1% of the largest value: rounding, not a wrong element
+
+
+def _near_miss(got: torch.Tensor, expected: torch.Tensor) -> float | None:
+    """The largest error as a share of the largest expected value, when every element is
+    finite and that share is under NEAR; else None. A wrong address, a missing block of K or a
+    mask gone wrong is off by about the size of the values themselves."""
+    got, expected = got.double(), expected.double().to(got.device)
+    scale = float(expected.abs().max()) if expected.numel() else 0.0
+    if not (scale > 0 and bool(torch.isfinite(got).all())):
+        return None
+    share = float((got - expected).abs().max()) / scale
+    return share if share < NEAR else None
+
+
+def _values_advice(got: torch.Tensor, expected: torch.Tensor, hints: "Hints") -> str:
+    """The advice for wrong values: the drill's near-miss advice when they are close."""
+    share = _near_miss(got, expected)
+    if share is not None and hints.near:
+        return (
+            f"Every error is under {_percent(share)} of the largest value: rounding, not a "
+            f"wrong element. {hints.near}"
+        )
+    return hints.values
+
+
 def compare(
     got: torch.Tensor,
     expected: torch.Tensor,
@@ -303,9 +334,7 @@ def compare(
     if tally.bad == 0:
         return None
     shape = tuple(got.shape)
-    share = (
-        f"{tally.bad} of {got.numel()} elements ({100 * tally.bad / got.numel():.1f}%) are wrong"
-    )
+    share = f"{tally.bad} of {got.numel()} elements ({_percent(tally.bad / got.numel())}) are wrong"
     lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
     if tally.nan or tally.inf:
         lines.append(
@@ -344,6 +373,8 @@ class Hints:
     unwritten: str = ""
     nan: str = ""
     values: str = ""
+    # wrong values that are all close to the right ones: what rounding that large means here
+    near: str = ""
     no_launch: str = (
         "Every check needs the result to come from your Triton kernel, launched "
         "with kernel[grid](...)."
@@ -500,7 +531,7 @@ def check_allocates(case: Case) -> None:
     case.fn.fetch_into(result)
     report = compare(result, want, case.tol)
     if report:
-        fail(f"returned wrong values.\n{report}")
+        fail(f"returned wrong values.\n{report}\n{_values_advice(result, want, case.hints)}")
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -574,5 +605,6 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     report = compare(out, case.expected, case.tol, owner)
     if report:
         nan_hint = case.hints.nan if bool(torch.isnan(out).any()) else ""
-        return f"wrong values.\n{report}\n{nan_hint or case.hints.values}".rstrip()
+        advice = nan_hint or _values_advice(out, case.expected, case.hints)
+        return f"wrong values.\n{report}\n{advice}".rstrip()
     return None

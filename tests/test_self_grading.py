@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
-from drills import catalog, grading, report, runtime
-from drills.testing import explain
+from drills import catalog, grading, report, runtime, testing
+from drills.testing import Hints, explain
 
 ROOT = catalog.ROOT
 NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
@@ -495,3 +496,23 @@ def test_a_malformed_state_file_is_reset_with_a_warning(tmp_path, monkeypatch, c
     state.set_hints_shown(T1, 2)
     assert state.hints_shown(T1) == 2
     assert list(state.STATE.parent.iterdir()) == [state.STATE]  # no temporary left behind
+
+
+def test_values_off_by_rounding_get_the_drills_rounding_advice():
+    """An fp16 accumulator's results are off by under 1% of the largest value; a wrong address
+    or a missing block of K by about the values themselves. Only the first is told to look at
+    its rounding."""
+    expected = torch.linspace(-5.0, 5.0, 101, dtype=torch.float64)
+    hints = Hints(values="address advice", near="accumulate in fp32")
+    rounded = expected + 0.02  # 0.4% of the largest value, 5
+    advice = testing._values_advice(rounded, expected, hints)
+    assert advice.startswith("Every error is under 0.4% of the largest value") and advice.endswith(
+        "accumulate in fp32"
+    )
+    assert testing._values_advice(expected.flip(0), expected, hints) == "address advice"
+    assert testing._values_advice(rounded, expected, Hints(values="address advice")) == (
+        "address advice"
+    )
+    with_nan = rounded.clone()
+    with_nan[7] = float("nan")
+    assert testing._values_advice(with_nan, expected, hints) == "address advice"

@@ -39,6 +39,8 @@ HINTS = Hints(
     "was not masked.",
     values="Tile (pid_m, pid_n) is rows pid_m * BLOCK_M + arange(BLOCK_M) and columns "
     "pid_n * BLOCK_N + arange(BLOCK_N); a[i, k] is at i * K + k and b[k, j] at k * N + j.",
+    near="Accumulate in float32 (acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)) and "
+    "convert to fp16 once, at the store: an fp16 sum rounds at every step of K.",
 )
 K_MASK_HINTS = dataclasses.replace(
     HINTS,

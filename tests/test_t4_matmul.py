@@ -41,6 +41,8 @@ HINTS = Hints(
     values="Address every operand through its strides: a[i, k] is at i * stride_am + k * "
     "stride_ak, b[k, j] at k * stride_bk + j * stride_bn, c[i, j] at i * stride_cm + j * "
     "stride_cn.",
+    near="Accumulate in float32 (acc = tl.zeros(..., dtype=tl.float32)) and convert to fp16 "
+    "once, in the epilogue: an fp16 sum rounds at every step of K.",
 )
 FP32_HINTS = dataclasses.replace(
     HINTS,
