@@ -411,6 +411,8 @@ class Case:
     config: int | None = None  # on a GPU, the index of the only autotune config to try
     # the check is about strides: a torch copy (of an operand, or into `out`) sidesteps them
     through_strides: bool = False
+    # what wrong values say about the mistake, given the last launch; "" when nothing particular
+    diagnose: Callable[[Launch | None, torch.Tensor], str] = lambda launch, out: ""
 
 
 def _where(offsets: list[int], span: int) -> str:
@@ -531,7 +533,37 @@ def check_allocates(case: Case) -> None:
     case.fn.fetch_into(result)
     report = compare(result, want, case.tol)
     if report:
-        fail(f"returned wrong values.\n{report}\n{_values_advice(result, want, case.hints)}")
+        launch = watched.launches[-1] if watched.launches else None
+        advice = case.diagnose(launch, result) or _values_advice(result, want, case.hints)
+        fail(f"returned wrong values.\n{report}\n{advice}")
+
+
+def k_loop_mistake(a: torch.Tensor, b: torch.Tensor, tol: Tolerance, block_k: str):
+    """A matmul case's diagnose(): it recognises the two K-loop mistakes by their results. acc
+    set to zeros inside the loop leaves only the last block of K; a loop that rounds K down
+    leaves out the last, partial block. `block_k` names the launch's K block constexpr."""
+    a, b = a.double(), b.double()
+    K = a.shape[1]
+
+    def diagnose(launch: Launch | None, out: torch.Tensor) -> str:
+        step = launch.args.get(block_k) if launch else None
+        if not isinstance(step, int) or not 0 < step < K:
+            return ""
+        last = (K - 1) // step * step  # where the last block of K starts
+        if compare(out, (a[:, last:] @ b[last:, :]).half(), tol) is None:
+            return (
+                f"c holds only the last block of K (k from {last} on): acc is set to zeros "
+                "inside the K loop. Set it to zeros once, before the loop."
+            )
+        whole = K // step * step
+        if whole < K and compare(out, (a[:, :whole] @ b[:whole, :]).half(), tol) is None:
+            return (
+                f"c leaves out the last, partial block of K (k from {whole} on): the K loop "
+                f"must run tl.cdiv(K, {block_k}) times, not K // {block_k}."
+            )
+        return ""
+
+    return diagnose
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -605,6 +637,8 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     report = compare(out, case.expected, case.tol, owner)
     if report:
         nan_hint = case.hints.nan if bool(torch.isnan(out).any()) else ""
-        advice = nan_hint or _values_advice(out, case.expected, case.hints)
+        advice = (
+            nan_hint or case.diagnose(launch, out) or _values_advice(out, case.expected, case.hints)
+        )
         return f"wrong values.\n{report}\n{advice}".rstrip()
     return None

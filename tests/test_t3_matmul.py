@@ -21,6 +21,7 @@ from drills.testing import (
     check,
     check_allocates,
     device,
+    k_loop_mistake,
     needs_gpu,
     run_case,
 )
@@ -105,6 +106,7 @@ def make_case(
         tol=tol,
         hints=hints,
         owner=owner,
+        diagnose=k_loop_mistake(a, b, tol, "BLOCK_K"),
     )
 
 

@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 LOSES = ["starts the accumulator once per tile, not once per K step"]
-SAYS = "once"
+SAYS = "c holds only the last block of K"
 
 
 def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:

@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 LOSES = ["runs the K loop over the last, partial block"]
-SAYS = "cdiv"
+SAYS = "c leaves out the last, partial block of K"
 
 
 def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
