@@ -2,9 +2,8 @@
 
 The zip holds, at its root where Gradescope looks for them, setup.sh and run_autograder, and
 beside them what grading needs: grader.py, pyproject.toml, drills/ and the graded suites
-(tests/test_tN_*.py). Not solutions/ (only an empty folder, which --sandbox locks like the real
-one), not mine/, not the lessons. DRILL ...: the drills this assignment grades (default: all),
-written to DRILLS for run_autograder.
+(tests/test_tN_*.py). Not solutions/, not mine/, not the lessons. DRILL ...: the drills this
+assignment grades (default: all), written to DRILLS for run_autograder.
 """
 
 import argparse
@@ -41,7 +40,6 @@ def build(out: Path, drills: list[catalog.Drill]) -> None:
             _add(bundle, script, (HERE / script).read_bytes(), EXECUTABLE)
         for path in grader_files():
             _add(bundle, str(path), (ROOT / path).read_bytes(), READABLE)
-        bundle.writestr(zipfile.ZipInfo("solutions/"), b"")
         if drills != catalog.DRILLS:
             _add(bundle, "DRILLS", (" ".join(d.id for d in drills) + "\n").encode(), READABLE)
 
