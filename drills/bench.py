@@ -7,7 +7,8 @@ matmul), over the shapes the drill declares in its test file
 (`BENCH`, separate from its test shapes). Beside it, the median time of the same call replayed
 from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not flushed): the GPU's time without
 the host's, which is most of a small shape's do_bench time. Throughput is reported against a
-hardware limit measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16 matmul.
+hardware limit measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16
+matmul.
 
 Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
 installed) and the same rows as JSON.
