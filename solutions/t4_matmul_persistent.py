@@ -5,12 +5,16 @@ One program per SM loops over the tiles of c in the drill's grouped order, and t
 copies each tile to shared memory in one request, with zeros past the edges (no pointer blocks,
 no masks). On an H200 it closes the gap that b = w.t() leaves in the drill's matmul_kernel
 (content/experiments/t4_persistent_parts.py and t4_persistent_shapes.py); with a row-major b the
-gain is small and not always there.
+gain is smaller.
 
-matmul and matmul_bias_gelu here take this kernel for b = w.t() on a Hopper GPU, and the drill's
-reference (solutions/t4_matmul.py) for everything else: `make bench` times this module as T4's
-reference. The drill never asks for any of it.
+matmul and matmul_bias_gelu here take this kernel on a Hopper GPU wherever tensor descriptors
+can describe the operands, and the drill's reference (solutions/t4_matmul.py) for everything
+else. After the first call for a shape, they launch the compiled kernel directly, for host time
+close to cuBLAS's. `make bench` times this module as T4's reference. The drill never asks for
+any of it.
 """
+
+import functools
 
 import torch
 import triton
@@ -106,6 +110,7 @@ def matmul_persistent_kernel(
         c_desc.store([offs_am, offs_bn], acc.to(tl.float16))  # clipped at the edges
 
 
+@functools.cache
 def is_hopper(device: torch.device) -> bool:
     """An NVIDIA GPU of compute capability 9.x: it has the TMA unit, and it is where the
     persistent kernel was measured (newer GPUs have TMA too, with other shared-memory sizes)."""
@@ -133,43 +138,75 @@ def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bo
     return b_kmajor if aligned and a.stride(1) == 1 and out.stride(1) == 1 else None
 
 
+def descriptor_scratch(size: int, alignment: int, stream) -> torch.Tensor:
+    """Memory for the descriptors the kernel writes on the device, which Triton asks the host
+    for at each launch (on the current device, where Triton launches)."""
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+# The kernel Triton compiled for a call, its grid and its constexprs, by launch_key: a second
+# call with the same key launches that kernel directly. The autotuner, the JIT's argument
+# binding and its cache lookup cost more host time than the kernel takes at small shapes
+# (content/t4_notes.md, host time). Forcing other configs on the kernel needs a clear() here.
+COMPILED_LAUNCHES: dict[tuple, tuple] = {}
+
+
+def launch_key(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None):
+    """What the compiled kernel and its grid depend on: the device, shapes and strides (the
+    autotuner's key and Triton's specialization of integers), whether there is a bias, and
+    which pointers start on 16-byte boundaries (Triton's specialization of pointers)."""
+    pointers = (a, b, out) if bias is None else (a, b, out, bias)
+    return (
+        a.device,
+        a.shape,
+        b.shape,
+        a.stride(),
+        b.stride(),
+        out.stride(),
+        bias is None,
+        tuple(t.data_ptr() % 16 == 0 for t in pointers),
+    )
+
+
 def launch_persistent(
     a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
 ) -> None:
     """matmul_persistent_kernel on a, b and out, which descriptor_layout must accept."""
-    M, K = a.shape
-    N = b.shape[1]
     b_kmajor = descriptor_layout(a, b, out)
     if b_kmajor is None:
         raise ValueError(
             "tensor descriptors cannot describe these operands: a, c and b (or w, for b = w.t()) "
             "need contiguous rows, and row strides and start addresses on 16-byte boundaries"
         )
-    device = a.device
+    launch_described(a, b, out, bias, b_kmajor)
+
+
+def launch_described(
+    a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None, b_kmajor: bool
+) -> None:
+    """launch_persistent once descriptor_layout has accepted the operands and said b_kmajor."""
+    M, K = a.shape
+    N = b.shape[1]
+    args = (a, b, out, bias, M, N, K, a.stride(0), b.stride(1 if b_kmajor else 0), out.stride(0))
+    triton.set_allocator(descriptor_scratch)  # replaces any allocator set before, in this thread
+    key = launch_key(a, b, out, bias)
+    if key in COMPILED_LAUNCHES:
+        compiled, grid, constexprs = COMPILED_LAUNCHES[key]
+        compiled[grid](*args, *constexprs)
+        return
     # on the interpreter, a few programs that each still loop over several tiles
-    num_sms = torch.cuda.get_device_properties(device).multi_processor_count if a.is_cuda else 4
-    # device-side descriptors are written to a scratch buffer that Triton asks the host for
-    # (this replaces any allocator set before, in this thread)
-    triton.set_allocator(
-        lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device=device)
-    )
+    num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
     grid = lambda META: (
         min(num_sms, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
     )
-    matmul_persistent_kernel[grid](
-        a,
-        b,
-        out,
-        bias,
-        M,
-        N,
-        K,
-        a.stride(0),
-        b.stride(1) if b_kmajor else b.stride(0),
-        out.stride(0),
-        B_KMAJOR=b_kmajor,
-        NUM_SMS=num_sms,
-    )
+    kernel = matmul_persistent_kernel
+    compiled = kernel[grid](*args, B_KMAJOR=b_kmajor, NUM_SMS=num_sms)
+    if compiled is not None:  # the interpreter compiles nothing
+        config = kernel.best_config.kwargs
+        # the arguments after args, in the kernel's order: Triton's launcher takes them all
+        named = dict(config, B_KMAJOR=b_kmajor, NUM_SMS=num_sms)
+        constexprs = [named[name] for name in kernel.arg_names[len(args) :]]
+        COMPILED_LAUNCHES[key] = (compiled, grid(config) + (1, 1), constexprs)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
@@ -189,12 +226,14 @@ def matmul_bias_gelu(
 def launch(
     a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None, bias: torch.Tensor | None
 ) -> torch.Tensor:
-    """The persistent kernel for b = w.t() on a Hopper GPU, the drill's kernel otherwise."""
+    """The persistent kernel on a Hopper GPU where tensor descriptors can describe the
+    operands, the drill's kernel otherwise."""
     if out is None:
         out = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float16, device=a.device)
-    # b = w.t() holds matmul_kernel to 0.72-0.85x cuBLAS on an H200, where the persistent
-    # kernel reaches 0.92-1.08x (content/t4_notes.md §4)
-    if descriptor_layout(a, b, out) is True and is_hopper(a.device):
-        launch_persistent(a, b, out, bias)
-        return out
-    return launch_tiled(a, b, out, bias)
+    # on an H200 the persistent kernel is ahead of matmul_kernel at every large shape, by the
+    # most with b = w.t() (content/experiments/t4_persistent_shapes.out)
+    b_kmajor = descriptor_layout(a, b, out) if is_hopper(a.device) else None
+    if b_kmajor is None:
+        return launch_tiled(a, b, out, bias)
+    launch_described(a, b, out, bias, b_kmajor)
+    return out

@@ -66,6 +66,7 @@ def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
         for config in configs:  # one on the interpreter, every one on a GPU
             kernel.configs = [config]
             kernel.cache.clear()
+            ref.COMPILED_LAUNCHES.clear()
             out = torch.full((M, N), float("nan"), device=device()).half()
             ref.launch_persistent(a, b, out, bias)
             torch.testing.assert_close(
@@ -74,6 +75,7 @@ def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
     finally:
         kernel.configs = configs
         kernel.cache.clear()
+        ref.COMPILED_LAUNCHES.clear()
 
 
 def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
@@ -96,7 +98,7 @@ def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
 
 
 @needs_gpu("the persistent kernel is chosen on a Hopper GPU")
-def test_matmul_chooses_the_persistent_kernel_for_w_t_on_hopper(ref):
+def test_matmul_chooses_the_persistent_kernel_where_descriptors_fit_on_hopper(ref):
     if not ref.is_hopper(torch.device("cuda")):
         pytest.skip("the persistent kernel is used on Hopper GPUs only (compute capability 9.x)")
     # the drill's kernel, as the persistent module imports it
@@ -104,9 +106,54 @@ def test_matmul_chooses_the_persistent_kernel_for_w_t_on_hopper(ref):
         ref.matmul_persistent_kernel,
         sys.modules["solutions.t4_matmul"].matmul_kernel,
     )
-    for b_t, chosen, other in [(True, persistent, blocks), (False, blocks, persistent)]:
-        a, b = operands(256, 256, 256, b_t=b_t, seed=1)
+    a, b = operands(256, 256, 256, b_t=False, seed=1)
+    cases = {
+        "b = w.t()": (a, operands(256, 256, 256, b_t=True, seed=1)[1], persistent, blocks),
+        "row-major b": (a, b, persistent, blocks),
+        "a = u.t(), no descriptor": (a.t().contiguous().t(), b, blocks, persistent),
+    }
+    for name, (a_, b_, chosen, other) in cases.items():
         chosen.cache.clear()
         other.cache.clear()
-        ref.matmul(a, b)
-        assert chosen.cache and not other.cache, f"b = w.t() is {b_t}: the other kernel ran"
+        ref.COMPILED_LAUNCHES.clear()
+        ref.matmul(a_, b_)
+        assert chosen.cache and not other.cache, f"{name}: the other kernel ran"
+
+
+def test_launch_key_tells_apart_what_a_compiled_kernel_depends_on(ref):
+    a, b = operands(64, 48, 64, b_t=False)
+    out = a.new_empty(64, 48)
+    bias = a.new_empty(49)
+    key = ref.launch_key(a, b, out, bias[:48])
+    assert ref.launch_key(a.clone(), b.clone(), out.clone(), bias[:48].clone()) == key
+    others = {
+        "no bias": (a, b, out, None),
+        "bias starting 2 bytes in": (a, b, out, bias[1:]),
+        "b = w.t()": (a, operands(64, 48, 64, b_t=True)[1], out, bias[:48]),
+        "another K": (*operands(64, 48, 80, b_t=False), out, bias[:48]),
+    }
+    for name, operands_ in others.items():
+        assert ref.launch_key(*operands_) != key, name
+
+
+@needs_gpu("only a GPU compiles, so only there is a launch cached")
+def test_a_cached_launch_computes_what_the_autotuned_one_does(ref):
+    if not ref.is_hopper(torch.device("cuda")):
+        pytest.skip("the persistent kernel is used on Hopper GPUs only (compute capability 9.x)")
+    kernel = ref.matmul_persistent_kernel
+    ref.COMPILED_LAUNCHES.clear()
+    backing = torch.randn(1000 + 8, device=device()).half()
+    # the same shapes twice, then with a bias 2 bytes past a 16-byte boundary: two kernels
+    aligned, two_bytes_in = backing[:1000], backing[1:1001]
+    for seed, bias, cached in [(1, aligned, False), (2, aligned, True), (3, two_bytes_in, False)]:
+        a, b = operands(200, 1000, 96, b_t=False, seed=seed)
+        key = ref.launch_key(a, b, a.new_empty(200, 1000), bias)
+        assert (key in ref.COMPILED_LAUNCHES) is cached, f"seed {seed}"
+        kernel.cache.clear()
+        out = ref.matmul_bias_gelu(a, b, bias)
+        expected = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
+        torch.testing.assert_close(out.double(), expected.half().double(), atol=1e-2, rtol=2e-3)
+        assert key in ref.COMPILED_LAUNCHES
+        # a cached launch leaves the autotuner alone; a first one fills its cache
+        assert bool(kernel.cache) is not cached, f"seed {seed}"
+    assert len(ref.COMPILED_LAUNCHES) == 2
