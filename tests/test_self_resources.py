@@ -132,8 +132,7 @@ def t4_launches(ref) -> list[tuple]:
 
 
 def t4_persistent_launches(ref) -> list[tuple]:
-    """Both layouts of b: matmul takes the persistent kernel for b = w.t(), and
-    tests/test_self_t4_persistent.py launches it with a row-major b as well."""
+    """Both layouts of b: matmul takes the persistent kernel for either on Hopper."""
     M, N, K = T4_SHAPE
 
     def host(m):

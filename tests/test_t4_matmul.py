@@ -348,5 +348,5 @@ BENCH = Bench(
     work=lambda s: 2 * s.params["mnk"][0] * s.params["mnk"][1] * s.params["mnk"][2],
     tolerance=lambda s: TOLERANCE,
     size_name="(M N K)^(1/3)",
-    reference="t4_matmul_persistent",  # the persistent kernel for w.t() on Hopper
+    reference="t4_matmul_persistent",  # the persistent kernel on Hopper
 )
