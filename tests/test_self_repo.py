@@ -321,3 +321,52 @@ def test_readme_quotes_the_line_make_names_when_a_grade_fails():
     lines = (ROOT / "Makefile").read_text().splitlines()
     recipe = lines.index("grade: $(READY)") + 2  # the recipe's first line, counted from 1
     assert f"[Makefile:{recipe}: grade] Error 1" in (ROOT / "README.md").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures come from scripts in the repo, with their output stored beside them
+# ---------------------------------------------------------------------------------------------
+
+EXPERIMENTS = ROOT / "content" / "experiments"
+PAGES = sorted((ROOT / "content").rglob("*.md"))
+# Scripts that cannot produce output here, each with the reason. The notes quote no figure
+# from them.
+NO_STORED_OUTPUT = {
+    # needs Nsight Compute (ncu), which the GPU the notes were measured on does not have
+    "t4_transposed_b_ncu.py",
+}
+UNSTORED = re.compile(r"\bnot\s+(?:stored|kept)\b", re.IGNORECASE)
+
+
+def test_every_experiment_has_its_output_stored():
+    """content/experiments/NAME.py has its output beside it as NAME.out, unless the allowlist
+    says why it cannot."""
+    scripts = sorted(p.name for p in EXPERIMENTS.glob("*.py"))
+    assert scripts, f"no scripts in {EXPERIMENTS}"
+    missing = [
+        s
+        for s in scripts
+        if s not in NO_STORED_OUTPUT and not (EXPERIMENTS / s).with_suffix(".out").is_file()
+    ]
+    assert not missing, f"experiments without their output stored as NAME.out: {missing}"
+    stale = [
+        s
+        for s in sorted(NO_STORED_OUTPUT)
+        if s not in scripts or (EXPERIMENTS / s).with_suffix(".out").is_file()
+    ]
+    assert not stale, f"on the allowlist, but gone or with a stored output: {stale}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT / "content")))
+def test_pages_quote_no_output_that_is_not_stored(page):
+    """A figure comes from a stored output: a page may not quote a run it says was not kept."""
+    text = page.read_text()
+    said = [
+        " ".join(text[max(0, m.start() - 60) : m.end()].split()) for m in UNSTORED.finditer(text)
+    ]
+    assert not said, f"{page.name} quotes output that is not stored: {said}"
+
+
+def test_the_unstored_check_reads_across_a_line_break():
+    assert UNSTORED.search("that output was not\nstored") and UNSTORED.search("Not kept")
+    assert not UNSTORED.search("The output is stored: the table")
