@@ -21,6 +21,7 @@ from drills.testing import (
     Tolerance,
     check,
     check_allocates,
+    compare,
     device,
     needs_gpu,
     run_case,
@@ -78,6 +79,52 @@ def owner(launch, idx) -> str:
     return f"row {row}, program {pid} of {programs}"
 
 
+def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
+    """A case's diagnose(): it recognises three softmax mistakes by their results, computed
+    from x in float64 with the launch's BLOCK_SIZE and ROWS_PER_PROGRAM where it has them."""
+    x = x.double()
+    n_cols = x.shape[1]
+    row_max = x.amax(dim=1, keepdim=True)
+    # a mistake is recognised to 0.1%: exp2 and fp32 sums are not float64
+    tol = dataclasses.replace(TOLERANCES[dtype], rtol=max(TOLERANCES[dtype].rtol, 1e-3))
+
+    def zero_padded(block: int) -> torch.Tensor:
+        # each of the block - n_cols padding lanes holds 0, so 0 may become the max
+        pad_max = row_max.clamp(min=0)
+        e = torch.exp(x - pad_max)
+        return e / (e.sum(dim=1, keepdim=True) + (block - n_cols) * torch.exp(-pad_max))
+
+    def diagnose(launch, out: torch.Tensor) -> str:
+        def matches(candidate: torch.Tensor) -> bool:
+            return compare(out, candidate.to(out.dtype), tol) is None
+
+        args = launch.args if launch else {}
+        rows, block = args.get("ROWS_PER_PROGRAM"), args.get("BLOCK_SIZE")
+        if matches(torch.exp(x - row_max)):
+            return (
+                "each row's largest value came out as 1, and the rows do not sum to 1: divide "
+                "exp(x - max) by its sum over the row (tl.sum), not by its max."
+            )
+        if isinstance(rows, int) and rows > 0:
+            # tl.max and tl.sum with axis=0 reduce down the columns of a [rows, BLOCK] block
+            down_columns = torch.cat([torch.softmax(r, dim=0) for r in x.split(rows)])
+            if matches(down_columns):
+                across = f"across its {rows} rows" if rows > 1 else "one element each"
+                return (
+                    f"the max and the sum were taken down the columns of the block (axis=0), "
+                    f"{across}: reduce along each row, with axis=1."
+                )
+        if isinstance(block, int) and block > n_cols and matches(zero_padded(block)):
+            return (
+                f"the {block - n_cols} masked lanes past n_cols were loaded as 0: each adds "
+                "exp(0 - max) to the row's sum, and 0 becomes the max of a row of negative "
+                "numbers. Load them as -inf: tl.load(..., other=-float('inf'))."
+            )
+        return ""
+
+    return diagnose
+
+
 def make_case(
     impl,
     n_rows: int,
@@ -106,6 +153,7 @@ def make_case(
         tol=TOLERANCES[dtype],
         hints=hints,
         owner=owner,
+        diagnose=softmax_mistake(x, dtype),
     )
 
 

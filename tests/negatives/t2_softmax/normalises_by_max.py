@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 LOSES = ["computes a row-wise softmax"]
-SAYS = "wrong values"
+SAYS = "not by its max"
 
 
 # The whole row lives in one block: past 64K columns it no longer fits in registers.
