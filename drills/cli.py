@@ -94,6 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     requests = _export_requests(args)
+    if args.check is not None and any(fmt != "native" for fmt, _ in requests):
+        print(
+            "grader.py: --format writes a grade for a course tool, and --check grades only "
+            "part of a drill: leave out --check to export (--json marks a partial result)",
+            file=sys.stderr,
+        )
+        return 2
     problem = _output_problem(requests)
     if problem:
         print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
@@ -194,6 +201,8 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
             results = list(pool.map(grade, selected))
     processes.kill_descendants()
     native = report.native_document(results, args.impl, rt.kind, versions)
+    if only_checks is not None:  # the scores cover these checks only
+        native["only_checks"] = only_checks
     if confinement:
         native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
     unwritten = exports.write(requests, results, native)

@@ -248,8 +248,10 @@ def test_a_check_run_grades_its_checks_and_leaves_the_recorded_grade(clone, tmp_
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    (graded,) = json.loads((tmp_path / "r.json").read_text())["drills"]
+    document = json.loads((tmp_path / "r.json").read_text())
+    (graded,) = document["drills"]
     assert [c["name"] for c in graded["checks"]] == ["handles tiny sizes down to 1"]
+    assert document["only_checks"] == ["handles tiny sizes down to 1"]
     assert "Next: the checks matching 'TINY' pass; grade the whole drill" in done.stdout
     assert json.loads(saved.read_text()) == recorded
     assert "failed       15/100" in tool(clone, "progress").stdout
@@ -277,6 +279,16 @@ def test_a_check_text_that_matches_nothing_lists_the_drills_checks():
         check=False,
     )
     assert no_drill.returncode == 2 and "--check needs one drill" in no_drill.stderr
+    export = subprocess.run(
+        [sys.executable, "grader.py", "t1", "--check", "tail", "--format", "junit", "r.xml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert export.returncode == 2 and "leave out --check to export" in export.stderr
+    assert not (ROOT / "r.xml").exists()
 
 
 @pytest.mark.parametrize("damage", ["empty", "missing"])
