@@ -1,6 +1,7 @@
 """The pytest side of grading: the judge.
 
-- Selects the runtime before anything else, and guards this process (drills.processes).
+- Selects the runtime before anything else (where no GPU can be, before torch is imported), and
+  guards this process (drills.processes).
 - Gives each suite the learner's code as the `impl` fixture: a `LearnerCode`, which reads the
   file (`--impl mine|solutions|FOLDER|FILE.py`) and runs it in a runner process. The judge
   never imports it.
@@ -19,7 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, processes, runtime, testing
+from drills import runtime
+
+runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torch
+
+from drills import catalog, processes, testing
 from drills.remote import LearnerCode, LearnerError, Sandbox
 
 # Seconds. A correct case takes a few seconds on the interpreter (16 x 16 tiles, the smallest

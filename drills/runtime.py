@@ -26,6 +26,29 @@ def interpreter_requested() -> bool:
     return os.environ.get("TRITON_INTERPRET", "").strip().lower() in _TRUTHY
 
 
+def no_cuda_driver() -> bool:
+    """True on a Linux machine whose CUDA driver library cannot be loaded: it has no usable
+    GPU, and that is known without importing torch."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return True
+    return False
+
+
+def interpret_where_no_gpu_can_be() -> None:
+    """For a process that imports torch before it can call select(): torch imports
+    triton.language on its way in, and Triton's own jitted helpers (tl.cdiv ...) are then
+    interpreted only if TRITON_INTERPRET was set first. select() decides everything else."""
+    if no_cuda_driver():
+        os.environ["TRITON_INTERPRET"] = "1"
+
+
 def select() -> Runtime:
     """GPU when CUDA is available and the interpreter was not asked for; else the interpreter."""
     import torch

@@ -1,10 +1,14 @@
 """The repo's own tests of what the runner changes in triton while grading: autotuning on a GPU
-runs configs in list order until one works, instead of timing them all."""
+runs configs in list order until one works, instead of timing them all; and of how the judge
+asks for the interpreter before torch brings triton in."""
 
+import os
 import subprocess
 import sys
 
-from drills import catalog
+import pytest
+
+from drills import catalog, runtime
 
 # A runner's process as far as autotuning goes, on the interpreter: config A cannot load (its
 # pre_hook raises what triton raises then), B works, C must never run.
@@ -53,3 +57,25 @@ def test_autotuning_runs_configs_in_order_until_one_works():
     # A tried and skipped, B run once to be chosen and once more as the launch; C never run.
     # x is doubled once by the try and once by the launch.
     assert done.stdout.split("\n")[-2] == "['A', 'B', 'B'] 2 4.0"
+
+
+def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():
+    # pytest loads the plugin before any test module; torch, which the plugin imports, brings
+    # in triton.language, and its tl.cdiv is interpreted only if TRITON_INTERPRET came first
+    if not runtime.no_cuda_driver():
+        pytest.skip("this machine has a CUDA driver: the GPU may be used")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import drills.pytest_plugin, triton.language as tl; print(type(tl.cdiv).__name__)",
+        ],
+        cwd=catalog.ROOT,
+        env={k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["InterpretedFunction"]
