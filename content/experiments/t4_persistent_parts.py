@@ -3,7 +3,9 @@ loads or the loop over tiles? Needs a GPU. This is the script, as it ran, behind
 content/t4_notes.md.
 
 At 4096^3 fp16, both layouts of b, beside cuBLAS; each variant forced to three configs, best kept:
-  reference      solutions.t4_matmul_persistent.matmul as it dispatches (autotuned)
+  reference      solutions.t4_matmul_persistent.matmul as it dispatches (autotuned); the stored
+                 output is from before that module launched the persistent kernel for a
+                 row-major b and cached its launches (commit 5ae3678)
   blocks         matmul_kernel: pointer blocks, one program per tile
   blocks_pers    pointer blocks, one program per SM looping over tiles (flatten=True)
   tma_pers       a copy of the reference's matmul_persistent_kernel (bias left out), with

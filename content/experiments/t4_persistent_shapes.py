@@ -4,7 +4,9 @@ This is the script, as it ran, behind the numbers in content/t4_notes.md.
 The benchmark's shapes, each with b row-major and b = w.t(), beside cuBLAS (TFLOP/s); every
 kernel autotuned over its own list:
   blocks     the reference's matmul_kernel (pointer blocks, one program per tile)
-  pers       the reference's matmul_persistent_kernel (tensor descriptors, one program per SM)
+  pers       the reference's matmul_persistent_kernel (tensor descriptors, one program per SM),
+             through launch_persistent; the stored output is from before launch_persistent
+             cached its launches (commit 5ae3678), so each call went through the autotuner
   pers_nofl  the same with flatten=False (a copy, bias left out)
 
 Run from the repository root: python3 content/experiments/t4_persistent_shapes.py
