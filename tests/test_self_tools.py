@@ -145,7 +145,10 @@ def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone)
     def wait_for(text: str, count: int) -> None:
         deadline = time.monotonic() + 120
         while sum(text in line for line in lines) < count and time.monotonic() < deadline:
-            lines.append(watcher.stdout.readline())
+            line = watcher.stdout.readline()
+            if not line:  # the end of the output
+                return
+            lines.append(line)
 
     try:
         wait_for("Watching mine/t1_add.py", 1)
@@ -159,8 +162,11 @@ def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone)
         assert not any("Checking t2" in line for line in lines)  # graded at its first save
     finally:
         watcher.send_signal(signal.SIGINT)
-        rest, _ = watcher.communicate(timeout=60)
-    assert watcher.returncode == 0 and "Stopped watching." in rest
+        # the watcher's own end, not the end of its output, which any process that inherited
+        # the pipe keeps open
+        returncode = watcher.wait(timeout=60)
+    wait_for("Stopped watching.", 1)
+    assert returncode == 0 and "Stopped watching." in lines[-1], lines[-3:]
 
 
 def test_known_bad_combinations_are_named():
