@@ -123,6 +123,9 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
     systems where change notifications do not arrive."""
     path = drill.source("mine")
     seen = None
+    # Ctrl-C is how a watch stops, even where this process started with SIGINT ignored (as a
+    # command started in the background of a script does)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
             if _mtime(path) != seen:

@@ -131,9 +131,16 @@ def test_compare_shows_a_passed_drill_without_asking(clone):
     assert "-# my comment" in done.stdout
 
 
+IGNORE_SIGINT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone):
     watcher = subprocess.Popen(
-        [sys.executable, "-m", "drills.tools", "watch", "t1"],
+        # started as a script's background job is: SIGINT ignored, which exec keeps
+        [sys.executable, "-c", IGNORE_SIGINT_THEN_EXEC, "-m", "drills.tools", "watch", "t1"],
         cwd=clone,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
