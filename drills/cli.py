@@ -249,6 +249,8 @@ def _exit_cleanly_on_signals(confinement) -> None:
             confinement.release()
         name = signal.Signals(signum).name
         print(f"\ngrader.py: grading interrupted ({name}); nothing was written.", file=sys.stderr)
+        # again: a grading thread may have started a process since the first sweep
+        processes.kill_descendants()
         os._exit(128 + signum)
 
     signal.signal(signal.SIGINT, stop)
