@@ -60,4 +60,5 @@ test: $(READY)
 	$(PY) -m pytest -n auto -q
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	$(PYTHON) drills/bootstrap.py --clean
+	rm -rf .pytest_cache

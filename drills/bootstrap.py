@@ -6,20 +6,63 @@ Run by the Makefile on first use, and again whenever pyproject.toml changes.
   offline), the venv reuses that installation through a .pth file and installs only what is
   missing, so nothing large is downloaded again.
 - Otherwise the venv is a plain one and pip installs every dependency into it.
+
+A `.venv` this script did not make (the learner's own: `python -m venv .venv`, `uv sync`) is
+never deleted or changed: it is used as it is when it has everything, and otherwise the script
+stops and says what is missing.
+
+This file runs on any Python 3 far enough to say which Python it needs: the check comes first.
 """
 
-import json
-import os
-import shutil
-import subprocess
 import sys
-import tomllib
-import venv
-from pathlib import Path
+
+NEEDED = (3, 11)
+
+
+def python_problem(version, platform):  # no annotations: Python 3.8 evaluates them
+    """Why the drills cannot run on this Python or system, in one line; None if they can."""
+    if platform == "darwin":
+        return (
+            "bootstrap: macOS has no triton wheel, so no kernel can run here, not even on the "
+            "CPU interpreter. Use a Linux machine, or a free GPU notebook (Colab, Kaggle)."
+        )
+    if platform in ("win32", "cygwin"):
+        return (
+            "bootstrap: native Windows has no triton wheel. Use WSL2 (Ubuntu): clone the "
+            "repository there and run make grade inside it."
+        )
+    if tuple(version[:2]) < NEEDED:
+        found = ".".join(map(str, version[:3]))
+        return (
+            f"bootstrap: the drills need Python {NEEDED[0]}.{NEEDED[1]} or newer, and "
+            f"{sys.executable} is Python {found}. Install a newer one (Ubuntu 22.04: sudo apt "
+            "install python3.11 python3.11-venv; or pyenv, or uv python install 3.11) and run "
+            "make again with PYTHON=python3.11."
+        )
+    return None
+
+
+if __name__ == "__main__":
+    _problem = python_problem(tuple(sys.version_info), sys.platform)
+    if _problem:
+        print(_problem, file=sys.stderr)
+        sys.exit(2)
+
+import json  # noqa: E402 - after the version check: tomllib needs 3.11
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tomllib  # noqa: E402
+import venv  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 READY = VENV / ".ready"
+# Written into a venv this script made, as soon as it exists: only such a venv is ever remade.
+# Earlier versions of this script marked theirs with READY alone, holding the dependency list;
+# in a learner's own venv READY says so ({"foreign_venv": ...}).
+MADE_HERE = VENV / ".made-by-drills-bootstrap"
 
 
 def requirements() -> list[str]:
@@ -36,12 +79,27 @@ def venv_python() -> str:
     return str(VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
 
 
-def make_venv(reuse: bool) -> None:
-    if VENV.exists():
+def made_here() -> bool:
+    if MADE_HERE.exists():
+        return True
+    try:
+        return isinstance(json.loads(READY.read_text()), list)
+    except (OSError, ValueError):
+        return False
+
+
+def remove_own_venv() -> None:
+    """Delete the venv this script made before; never a learner's own."""
+    if VENV.exists() and made_here():
         shutil.rmtree(VENV)
+
+
+def make_venv(reuse: bool) -> None:
+    remove_own_venv()
     # A venv made from inside another venv cannot see that venv's packages with
     # --system-site-packages (it sees only the base interpreter's), so reuse goes through a .pth.
     venv.EnvBuilder(with_pip=not reuse).create(VENV)
+    MADE_HERE.write_text("made by drills/bootstrap.py; make clean removes it\n")
     if reuse:
         site = subprocess.check_output(
             [venv_python(), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -56,7 +114,8 @@ def missing(names: list[str]) -> list[str]:
         "import importlib.metadata as m, json, sys\n"
         "out = []\n"
         "for n in json.loads(sys.argv[1]):\n"
-        "    try: m.version(n)\n"
+        "    name = n.split(';')[0].split('<')[0].split('>')[0].split('=')[0].strip()\n"
+        "    try: m.version(name)\n"
         "    except m.PackageNotFoundError: out.append(n)\n"
         "print(json.dumps(out))\n"
     )
@@ -77,11 +136,66 @@ def version_of(name: str) -> tuple[int, ...]:
     return tuple(int(p) for p in out.strip().split("+")[0].split(".")[:2] if p.isdigit())
 
 
+def use_foreign_venv(wanted: str) -> int:
+    """A .venv the learner made: used untouched if it has a new enough Python and every
+    package; else nothing is changed and the learner is told what to do."""
+    python = venv_python()
+    if not Path(python).exists():
+        print(
+            f"bootstrap: {VENV} exists but has no {python}, and it was not made by this "
+            "script, so it is left alone. Move it away (mv .venv .venv.mine) and run make "
+            "again, or make it a venv with what pyproject.toml lists.",
+            file=sys.stderr,
+        )
+        return 2
+    version = subprocess.run(
+        [python, "-c", "import sys; print(*sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    if tuple(int(v) for v in version) < NEEDED:
+        print(
+            f"bootstrap: your .venv has Python {'.'.join(version)}; the drills need "
+            f"{NEEDED[0]}.{NEEDED[1]} or newer. It is yours, so it is left alone: move it away "
+            "(mv .venv .venv.mine) and run make again.",
+            file=sys.stderr,
+        )
+        return 2
+    todo = missing(requirements())
+    if todo:
+        quoted = " ".join(f"'{p}'" if set(p) & set("<>=;") else p for p in todo)
+        print(
+            f"bootstrap: your own .venv lacks {', '.join(todo)}. It is yours, so nothing was "
+            f"installed into it. Either install them (.venv/bin/python -m pip install {quoted}) "
+            "and run make again, or move it away (mv .venv .venv.mine) and let make set up "
+            "its own.",
+            file=sys.stderr,
+        )
+        return 2
+    READY.write_text(json.dumps({"foreign_venv": json.loads(wanted)}))
+    print(f"bootstrap: using your own .venv ({python}), which has every package")
+    return 0
+
+
+def clean() -> int:
+    """`make clean`: remove .venv if this script made it; a learner's own stays."""
+    if VENV.exists() and not made_here():
+        print(f"bootstrap: {VENV} is your own (not made by make), so it is left alone.")
+        return 0
+    remove_own_venv()
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--clean"]:
+        return clean()
     wanted = json.dumps(requirements())
     if Path(venv_python()).exists() and READY.exists() and READY.read_text() == wanted:
         READY.touch()  # pyproject.toml changed, but not its dependencies
         return 0
+    if VENV.exists() and not made_here():
+        return use_foreign_venv(wanted)
     reuse = has_torch_and_triton(sys.executable)
     where = f"reusing torch and triton from {sys.executable}" if reuse else "installing everything"
     print(f"bootstrap: making .venv ({where})", flush=True)

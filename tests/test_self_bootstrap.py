@@ -1,0 +1,142 @@
+"""The repo's own tests of drills/bootstrap.py, which makes `.venv`: it never deletes or changes
+an environment it did not make, and it says at once which Python it needs.
+
+Each test runs the script in a folder laid out like a checkout (drills/bootstrap.py and
+pyproject.toml), never in the real one.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from drills import bootstrap, catalog
+
+ROOT = catalog.ROOT
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    (tmp_path / "drills").mkdir()
+    shutil.copy(ROOT / "drills" / "bootstrap.py", tmp_path / "drills" / "bootstrap.py")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def run_bootstrap(checkout: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(checkout / "drills" / "bootstrap.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def learners_venv(checkout: Path) -> dict[str, bytes]:
+    """A venv as `python -m venv .venv` makes it (without pip, to be quick), with a file of the
+    learner's in it; what it holds, to compare with afterwards."""
+    venv.EnvBuilder(with_pip=False).create(checkout / ".venv")
+    (checkout / ".venv" / "notes.txt").write_text("mine\n")
+    return contents(checkout / ".venv")
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b""
+        for p in folder.rglob("*")
+        if not p.is_symlink()
+    }
+
+
+def test_a_learners_own_venv_is_left_alone_and_the_missing_packages_are_named(checkout):
+    before = learners_venv(checkout)
+    done = run_bootstrap(checkout)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "your own .venv lacks torch" in done.stderr
+    assert "nothing was installed into it" in done.stderr
+    assert contents(checkout / ".venv") == before
+
+
+def test_make_clean_keeps_a_learners_own_venv(checkout):
+    before = learners_venv(checkout)
+    done = run_bootstrap(checkout, "--clean")
+    assert done.returncode == 0 and "left alone" in done.stdout
+    assert contents(checkout / ".venv") == before
+
+
+def test_a_venv_bootstrap_made_is_recognised_by_its_mark_or_its_old_ready_file(checkout):
+    folder = checkout / ".venv"
+    folder.mkdir()
+    (folder / ".ready").write_text(json.dumps(["torch"]))  # as earlier versions wrote it
+    assert run_bootstrap(checkout, "--clean").returncode == 0
+    assert not folder.exists()
+    folder.mkdir()
+    (folder / ".made-by-drills-bootstrap").write_text("")
+    assert run_bootstrap(checkout, "--clean").returncode == 0
+    assert not folder.exists()
+    # a learner's venv that bootstrap found complete says so in .ready: still the learner's
+    folder.mkdir()
+    (folder / ".ready").write_text(json.dumps({"foreign_venv": ["torch"]}))
+    assert run_bootstrap(checkout, "--clean").returncode == 0
+    assert folder.exists()
+
+
+@pytest.mark.parametrize(
+    "version, platform, says",
+    [
+        ((3, 10, 12), "linux", "need Python 3.11 or newer"),
+        ((3, 9, 6), "linux", "need Python 3.11 or newer"),
+        ((3, 12, 1), "darwin", "macOS has no triton wheel"),
+        ((3, 12, 1), "win32", "Use WSL2"),
+    ],
+)
+def test_an_unsupported_python_or_system_gets_one_line(version, platform, says):
+    problem = bootstrap.python_problem(version, platform)
+    assert problem is not None and says in problem and "\n" not in problem
+
+
+def test_a_supported_python_on_linux_has_no_problem():
+    assert bootstrap.python_problem((3, 11, 0), "linux") is None
+
+
+OLD_PYTHONS = sorted(Path("/root/.pyenv/versions").glob("3.[6-9].*")) + sorted(
+    Path("/root/.pyenv/versions").glob("3.10.*")
+)
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.11 on this machine")
+@pytest.mark.parametrize("python", OLD_PYTHONS, ids=lambda p: p.name)
+def test_an_old_python_is_told_in_one_line_before_anything_else(checkout, python):
+    done = subprocess.run(
+        [str(python / "bin" / "python"), str(checkout / "drills" / "bootstrap.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "need Python 3.11 or newer" in done.stderr
+    assert not (checkout / ".venv").exists()
+
+
+def test_a_learners_own_venv_with_every_package_is_used_as_it_is(checkout):
+    learners_venv(checkout)
+    python = checkout / ".venv" / "bin" / "python"
+    site = subprocess.check_output(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], text=True
+    ).strip()
+    # the learner's venv sees this environment's packages, as `uv sync` would have installed them
+    seen = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    Path(site, "learners.pth").write_text("\n".join(seen) + "\n")
+    before = contents(checkout / ".venv")
+    done = run_bootstrap(checkout)
+    assert done.returncode == 0 and "using your own .venv" in done.stdout, done.stderr
+    after = contents(checkout / ".venv")
+    assert after.pop(".ready") and after == before
+    again = run_bootstrap(checkout, "--clean")
+    assert again.returncode == 0 and (checkout / ".venv").exists()
