@@ -63,7 +63,7 @@ def _type_of(value) -> str:
     raise TypeError(f"cannot describe argument {value!r}")
 
 
-def _constexpr(value):
+def constexpr_value(value):
     """A recorded constexpr value as the compiler wants it: a dtype, recorded by its triton
     name ("fp32") or its torch name ("float32"), becomes triton's; nothing else is looked up."""
     import triton.language as tl
@@ -79,19 +79,21 @@ def _constexpr(value):
 
 
 class KernelModule:
-    """The learner's @triton.jit functions (the vetted text of kernel_module), compiled."""
+    """The learner's @triton.jit functions (the vetted text of kernel_module), made into a
+    module: compiled here, run by drills.executor."""
 
     def __init__(self, text: str, shown_as: str, left_out: list[str]):
         import linecache
 
+        self.text, self.shown_as, self.left_out = text, shown_as, left_out
         # triton reads a kernel's source through inspect: let it find this text, under a name
         # that is no file (the learner's file may have changed since the judge read it)
-        name = f"<kernels of {shown_as}>"
-        linecache.cache[name] = (len(text), None, text.splitlines(keepends=True), name)
+        self.filename = f"<kernels of {shown_as}>"
+        lines = text.splitlines(keepends=True)
+        linecache.cache[self.filename] = (len(text), None, lines, self.filename)
         namespace: dict = {"__name__": "learner_kernels"}
-        exec(compile(text, name, "exec"), namespace)  # noqa: S102 - vetted by drills.source
+        exec(compile(text, self.filename, "exec"), namespace)  # noqa: S102 - drills.source vetted it
         self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
-        self.left_out = left_out
 
     def compile(self, launch: dict) -> str | None:
         """None if the launch compiles for sm_90, else the compiler's message and a hint."""
@@ -110,7 +112,7 @@ class KernelModule:
             value = launch["args"].get(param.name, param.default)
             if param.is_constexpr or value is None:
                 signature[param.name] = "constexpr"
-                constexprs[param.name] = _constexpr(value)
+                constexprs[param.name] = constexpr_value(value)
             else:
                 signature[param.name] = _type_of(value)
         args = launch["args"]
@@ -125,9 +127,11 @@ class KernelModule:
 
 
 def _is_jit(value) -> bool:
+    """A @triton.jit function: compiled, or (under TRITON_INTERPRET=1) interpreted."""
+    from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import JITFunction
 
-    return isinstance(value, JITFunction)
+    return isinstance(value, (JITFunction, InterpretedFunction))
 
 
 class Compiler:

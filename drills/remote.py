@@ -1,11 +1,13 @@
-"""The judge's side of the runner: buffers it shares, the runner process, and remote calls.
+"""The judge's side of a learner's file: its buffers, the two processes it starts per drill,
+and the calls the graded suites make.
 
-The judge never imports a learner's file. `LearnerCode` stands for it in the graded suites:
-`impl.add(...)` in a test becomes a request to a runner process (drills/runner.py) that has
-imported a private copy of the file and nothing of the repository, to call `add` on views of
-buffers the judge made and shares with it. What comes back about the call (its launches, the
-torch operations it ran, its reads of padding) is the runner's claim; the buffers are the
-judge's own to inspect.
+The judge never imports a learner's file. `LearnerCode` stands for it in the graded suites. A
+call of the learner's host function goes first to a runner (drills/runner.py, untrusted), which
+has imported a private copy of the file and nothing of the repository, and calls the function
+on stand-ins of the judge's buffers; it answers with a record of the launches and the data
+movement the call asked for. The record then goes to the executor (drills/executor.py, the
+judge's), which runs the learner's kernels, read from the judge's own vetting of the file, on
+the judge's real buffers, shared with it alone. The judge grades those buffers.
 """
 
 import base64
@@ -31,7 +33,7 @@ from drills.source import LearnerSource, SourceError
 from drills.source import read as read_source
 
 RUNNER_SCRIPT = Path(__file__).with_name("runner.py")
-MAX_REPLY = 1 << 20
+MAX_REPLY = 4 << 20
 # Seconds for a runner to import torch, triton and the learner's file.
 START_LIMIT = {"interpreter": 90, "gpu": 240}
 # Limits the runner puts on itself before it imports the learner's file (resource module
@@ -113,46 +115,53 @@ def _forget(ptr: int, fd: int) -> None:
     os.close(fd)
 
 
-def buffer_id(t: torch.Tensor) -> int | None:
+def buffer_ref(t: torch.Tensor) -> str | None:
+    """How records name the buffer `t` lives in: "b3"."""
     entry = _shared.get(t.untyped_storage().data_ptr())
-    return entry.id if entry else None
+    return f"b{entry.id}" if entry else None
 
 
 class _Message:
-    """The tensors of one request, as specs, with the table of buffers they view."""
+    """The tensors of one request, as specs, with the table of buffers they view. For the
+    executor the table shares each buffer (its memfd, or a CUDA IPC handle); a runner gets
+    only each buffer's size and dtype, to make a stand-in of its own."""
 
-    def __init__(self):
+    def __init__(self, share: bool = True):
+        self.share = share
         self.table: list[dict] = []
         self.fds: list[int] = []
-        self._bases: dict[int, torch.Tensor] = {}
+        self._seen: set[int] = set()
 
     def spec(self, value):
         if not isinstance(value, torch.Tensor):
             return value
-        ptr = value.untyped_storage().data_ptr()
-        entry = _shared.get(ptr)
+        entry = _shared.get(value.untyped_storage().data_ptr())
         if entry is None:
             raise ValueError("the judge can only share tensors made by shared_empty")
-        if entry.id not in self._bases:
-            self._bases[entry.id] = value
-            ipc = None
-            if entry.fd is None:
-                base = torch.empty(0, dtype=entry.dtype, device=value.device).set_(
-                    value.untyped_storage(), 0, (entry.nbytes // entry.dtype.itemsize,)
-                )
-                ipc = _cuda_handle(base)
-            else:
-                self.fds.append(entry.fd)
-            self.table.append(
-                {"id": entry.id, "nbytes": entry.nbytes, "dtype": _name(entry.dtype), "ipc": ipc}
-            )
+        if entry.id not in self._seen:
+            self._seen.add(entry.id)
+            self.table.append(self._describe(entry, value))
         return {
-            "buffer": entry.id,
+            "ref": f"b{entry.id}",
             "dtype": _name(value.dtype),
             "shape": list(value.shape),
             "stride": list(value.stride()),
             "offset": value.storage_offset(),
         }
+
+    def _describe(self, entry: "_Shared", value: torch.Tensor) -> dict:
+        numel = entry.nbytes // entry.dtype.itemsize
+        if not self.share:
+            return {"ref": f"b{entry.id}", "dtype": _name(entry.dtype), "numel": numel}
+        ipc = None
+        if entry.fd is None:
+            base = torch.empty(0, dtype=entry.dtype, device=value.device).set_(
+                value.untyped_storage(), 0, (numel,)
+            )
+            ipc = _cuda_handle(base)
+        else:
+            self.fds.append(entry.fd)
+        return {"id": entry.id, "nbytes": entry.nbytes, "dtype": _name(entry.dtype), "ipc": ipc}
 
 
 def _cuda_handle(base: torch.Tensor) -> str:
@@ -166,7 +175,7 @@ def _name(dtype: torch.dtype) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The runner process
+# The runner and the executor
 # ---------------------------------------------------------------------------------------------
 
 
@@ -179,66 +188,33 @@ class Sandbox:
     processes: int | None = None
 
 
-class Runner:
-    """One runner process: started on first use, and again after a crash or a timeout."""
+class Child:
+    """A process the judge talks to, one JSON message each way per request: started on first
+    use, and again after a crash or a timeout, until the drill's deadline."""
 
-    def __init__(self, learner_file: Path, shown_as: str, sandbox: Sandbox, deadline: float):
-        self.learner_file, self.shown_as = learner_file, shown_as
-        self.sandbox, self.deadline = sandbox, deadline
+    role = "child"  # what the learner is told was running
+
+    def __init__(self, deadline: float):
+        self.deadline = deadline
         self.kind = runtime.current().kind
-        self.folder = Path(tempfile.mkdtemp(prefix="drills-runner-"))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"drills-{self.role}-"))
         self.process: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0
         self.import_error: LearnerError | None = None
 
-    # -- lifetime --------------------------------------------------------------------------
+    def popen(self, fd: int) -> subprocess.Popen:
+        raise NotImplementedError
 
     def _start(self) -> None:
         if self.starts >= MAX_STARTS:
             raise LearnerError(
-                "crashed", f"not run: the runner was restarted {MAX_STARTS} times already."
+                "crashed", f"not run: the {self.role} was restarted {MAX_STARTS} times already."
             )
         self.starts += 1
-        script = self.folder / "runner.py"
-        learner = self.folder / self.learner_file.name
-        shutil.copyfile(RUNNER_SCRIPT, script)
-        shutil.copyfile(self.learner_file, learner)
-        limits = dict(RUNNER_LIMITS)
-        if self.sandbox.cpu_seconds:
-            limits["RLIMIT_CPU"] = self.sandbox.cpu_seconds
-        if self.sandbox.processes:
-            limits["RLIMIT_NPROC"] = self.sandbox.processes
-        if self.sandbox.user:
-            uid, gid = self.sandbox.user
-            for path in (self.folder, script, learner):
-                os.chown(path, uid, gid)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [
-            sys.executable,
-            "-E",  # no PYTHONPATH: the repository must not be importable
-            "-P",  # nor the script's folder
-            str(script),
-            str(theirs.fileno()),
-            str(learner),
-            json.dumps(limits),
-        ]
-        user = {}
-        if self.sandbox.user:
-            user = {"user": self.sandbox.user[0], "group": self.sandbox.user[1], "extra_groups": []}
-        command = confinement() + command
         self.log = open(self.folder / "output.log", "wb")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            command,
-            cwd=self.folder,
-            env=runner_environment(self.folder, self.sandbox),
-            stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            pass_fds=[theirs.fileno()],
-            start_new_session=True,
-            **user,
-        )
+        self.process = self.popen(theirs.fileno())
         theirs.close()
         self.sock = ours
         hello = self._receive(START_LIMIT[self.kind], "starting (importing your file)")
@@ -261,22 +237,17 @@ class Runner:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    # -- requests --------------------------------------------------------------------------
-
     def start_once(self) -> None:
-        """Start the runner unless it runs; an import error, once seen, is final."""
+        """Start the process unless it runs; an import error, once seen, is final."""
         if self.import_error:
             raise self.import_error
         if self.process is None:
             self._start()
 
-    def request(self, op: str, case_limit: float, **fields) -> dict:
-        """Send one op; its reply, or a LearnerError saying why there is none."""
+    def send(self, body: dict, fds: list[int], case_limit: float) -> dict:
+        """Send one request; its reply, or a LearnerError saying why there is none."""
         self.start_once()
-        message = _Message()
-        body = {"op": op, **{k: _specs(message, v) for k, v in fields.items()}}
-        body["buffers"] = message.table
-        socket.send_fds(self.sock, [json.dumps(body).encode()], message.fds)
+        socket.send_fds(self.sock, [json.dumps(body).encode()], fds)
         reply = self._receive(case_limit, "running this case")
         if reply.get("ok"):
             return reply
@@ -302,11 +273,11 @@ class Runner:
             raise LearnerError("crashed", self._death())
         try:
             reply = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             reply = None
         if flags & socket.MSG_TRUNC or not isinstance(reply, dict):
             self.stop()
-            raise LearnerError("crashed", "the runner sent a reply the judge cannot read.")
+            raise LearnerError("crashed", f"the {self.role} sent a reply the judge cannot read.")
         return reply
 
     def _death(self) -> str:
@@ -324,29 +295,137 @@ class Runner:
             return f.read().decode(errors="replace").strip()
 
     def _classify(self, error: dict) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def _import_failure(self, hello: dict) -> str:
+        raise NotImplementedError
+
+
+def _where(shown_as: str, error: dict) -> str:
+    line = error.get("line")
+    if not isinstance(line, int):
+        return ""
+    return f"\n    at {shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
+
+
+class Runner(Child):
+    """The learner's host code, confined: it proposes launches, and holds nothing of the
+    judge's."""
+
+    role = "runner"
+
+    def __init__(self, learner_file: Path, shown_as: str, sandbox: Sandbox, deadline: float):
+        super().__init__(deadline)
+        self.learner_file, self.shown_as, self.sandbox = learner_file, shown_as, sandbox
+
+    def popen(self, fd: int) -> subprocess.Popen:
+        script = self.folder / "runner.py"
+        learner = self.folder / self.learner_file.name
+        shutil.copyfile(RUNNER_SCRIPT, script)
+        shutil.copyfile(self.learner_file, learner)
+        limits = dict(RUNNER_LIMITS)
+        if self.sandbox.cpu_seconds:
+            limits["RLIMIT_CPU"] = self.sandbox.cpu_seconds
+        if self.sandbox.processes:
+            limits["RLIMIT_NPROC"] = self.sandbox.processes
+        user = {}
+        if self.sandbox.user:
+            uid, gid = self.sandbox.user
+            for path in (self.folder, script, learner):
+                os.chown(path, uid, gid)
+            user = {"user": uid, "group": gid, "extra_groups": []}
+        command = [
+            sys.executable,
+            "-E",  # no PYTHONPATH: the repository must not be importable
+            "-P",  # nor the script's folder
+            str(script),
+            str(fd),
+            str(learner),
+            json.dumps(limits),
+        ]
+        return subprocess.Popen(
+            confinement() + command,
+            cwd=self.folder,
+            env=runner_environment(self.folder, self.sandbox),
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=[fd],
+            start_new_session=True,
+            **user,
+        )
+
+    def request(self, op: str, case_limit: float, **fields) -> dict:
+        message = _Message(share=False)
+        body = {"op": op, **{k: _specs(message, v) for k, v in fields.items()}}
+        body["buffers"] = message.table
+        return self.send(body, [], case_limit)
+
+    def _classify(self, error: dict) -> tuple[str, str]:
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):
             return "not_started", text
-        line = error.get("line")
-        where = ""
-        if isinstance(line, int):
-            where = f"\n    at {self.shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
+        meaning = explain(text)
+        meaning = f"\n{meaning}" if meaning else ""
+        return "failed", f"your code raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
+
+    def _import_failure(self, hello: dict) -> str:
+        error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
+        kind = str(error.get("type", "Exception"))[:100]
+        text = str(error.get("message", ""))[:2000]
+        return f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
+
+
+class Executor(Child):
+    """The judge's process that runs the learner's kernels (from the judge's reading of the
+    file) on the judge's buffers. Confined like a runner where the machine allows it, as
+    this user: it shares the judge's buffers, and runs no code the judge did not vet."""
+
+    role = "executor"
+
+    def __init__(self, shown_as: str, kernel_module: dict, deadline: float):
+        super().__init__(deadline)
+        self.shown_as, self.kernel_module = shown_as, kernel_module
+
+    def popen(self, fd: int) -> subprocess.Popen:
+        return subprocess.Popen(
+            [*confinement(), sys.executable, "-B", "-m", "drills.executor", str(fd)],
+            cwd=catalog.ROOT,
+            env=dict(os.environ),
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=[fd],
+            start_new_session=True,
+        )
+
+    def _start(self) -> None:
+        super()._start()
+        self.send({"op": "load", **self.kernel_module}, [], START_LIMIT[self.kind])
+
+    def request(self, op: str, case_limit: float, **fields) -> dict:
+        message = _Message()
+        body = {"op": op, **{k: _specs(message, v) for k, v in fields.items()}}
+        body["buffers"] = message.table
+        return self.send(body, message.fds, case_limit)
+
+    def _classify(self, error: dict) -> tuple[str, str]:
+        kind = str(error.get("type", "Exception"))[:100]
+        text = str(error.get("message", ""))[:4000].strip()
+        if error.get("refused"):
+            return "failed", f"the judge could not run what your host code asked for: {text}"
         too_big = _too_big(error.get("resources"))
         if too_big:
             return "out_of_resources", too_big
         meaning = explain(text)
         meaning = f"\n{meaning}" if meaning else ""
         fault = "cuda_fault" if error.get("fatal") else "failed"
-        return fault, f"your code raised {kind}: {text}{where}{meaning}"
+        return fault, f"your kernel raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
-        kind = str(error.get("type", "Exception"))[:100]
-        text = str(error.get("message", ""))[:2000]
-        line = error.get("line")
-        where = f"\n    at {self.shown_as}, line {line}: {error.get('code', '')}" if line else ""
-        return f"importing {self.shown_as} failed: {kind}: {text}{where}"
+        return f"the judge's executor could not start: {error.get('message', '?')}"
 
 
 # New user, pid and mount namespaces (util-linux's unshare): inside, the runner is process 1 and
@@ -418,36 +497,10 @@ def runner_environment(folder: Path, sandbox: Sandbox) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Returned:
-    """What a call returned, as the runner describes it."""
-
-    type: str
-    shape: tuple[int, ...] = ()
-    dtype: str = ""
-    device: str = ""
-    is_out: bool = False
-    aliases_buffer: int | None = None
-
-    @classmethod
-    def from_reply(cls, reply: dict) -> "Returned":
-        r = reply.get("result") if isinstance(reply.get("result"), dict) else {}
-        shape = r.get("shape") if isinstance(r.get("shape"), list) else []
-        return cls(
-            type=str(r.get("type", "?"))[:100],
-            shape=tuple(int(s) for s in shape if isinstance(s, int)),
-            dtype=str(r.get("dtype", ""))[:50],
-            device=str(r.get("device", ""))[:20],
-            is_out=r.get("is_out") is True,
-            aliases_buffer=r.get("aliases_buffer")
-            if isinstance(r.get("aliases_buffer"), int)
-            else None,
-        )
-
-
 class LearnerCode:
-    """A learner's drill file, read by the judge and run by a runner: `code.add(x, y, out=o)`
-    calls `add` in the runner; the source is the judge's own reading of the file."""
+    """A learner's drill file, read by the judge, its host code run by a runner and its
+    kernels by the judge's executor: `code.add.call(...)` records what `add` asks for, and
+    `code.replay(...)` runs that record on the judge's buffers."""
 
     def __init__(
         self,
@@ -464,6 +517,8 @@ class LearnerCode:
         except SourceError as e:
             self.source, self.source_error = None, LearnerError("import_error", str(e))
         self.runner = Runner(path, shown_as, sandbox or Sandbox(), deadline)
+        self.deadline = deadline
+        self._executor: Executor | None = None
 
     def __getattr__(self, name: str) -> "RemoteFunction":
         if name.startswith("_"):
@@ -473,47 +528,53 @@ class LearnerCode:
     def defines(self, name: str) -> bool:
         return self.source is not None and self.source.defines_function(name)
 
+    def autotuned(self, kernel: str) -> bool:
+        """Whether the file decorates `kernel` with @triton.autotune, as the judge reads it."""
+        return self.source is not None and self.source.autotuned(kernel)
+
     def check_readable(self, entry: str) -> None:
         """What the judge can tell from the source alone, before anything runs."""
         if self.source_error:
             raise self.source_error
         if self.source.raises_not_started(entry):
             raise LearnerError("not_started", f"{self.shown_as} still raises NotStarted.")
-        escapes = self.source.escapes()
-        if escapes:
-            listed = "\n".join(f"    {self.shown_as}, {finding}" for finding in escapes[:5])
-            raise LearnerError(
-                "failed",
-                f"{self.shown_as} does what a drill's host code must not, so nothing it computes "
-                f"can be graded:\n{listed}\nA host function needs only torch (to allocate, "
-                "view and describe tensors) and triton (to launch the kernel).",
-            )
 
-    def request(self, op: str, entry: str, **fields) -> dict:
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            text, left_out = self.source.kernel_module()
+            module = {"module": text, "shown_as": self.shown_as, "left_out": list(map(str, left_out))}
+            self._executor = Executor(self.shown_as, module, self.deadline)
+        return self._executor
+
+    def ask_runner(self, op: str, entry: str, **fields) -> dict:
         self.check_readable(entry)
-        self.runner.start_once()  # an import error, the runner's to find, comes first
-        if not self.source.launches_kernel(entry):
-            raise LearnerError(
-                "failed",
-                f"no Triton kernel launch was found in {entry}() or the functions it calls: "
-                "launch your @triton.jit kernel with kernel[grid](...).",
-            )
         return self.runner.request(op, self.case_limit, **fields)
 
-    def configs(self) -> dict:
-        """The autotune configs of matmul_kernel, as the runner lists them."""
-        return self.request("configs", "matmul")
+    def replay(self, steps: list, guarded: dict, fetch: dict | None = None) -> dict:
+        """Run a runner's record on the judge's buffers: the executor's reply."""
+        return self.executor.request(
+            "replay", self.case_limit, steps=steps, guarded=guarded, fetch=fetch
+        )
+
+    def configs(self) -> list[str]:
+        """The autotune configs of matmul_kernel, as the runner lists them: they only choose
+        which configs the judge runs."""
+        listed = self.ask_runner("configs", "matmul").get("configs")
+        return [str(c)[:300] for c in listed[:64]] if isinstance(listed, list) else []
 
     def probe_grouped_tile(self, num_pid_m: int, num_pid_n: int, group: int) -> list[tuple]:
-        """(pid_m, pid_n) of every pid, as the learner's grouped_tile computes them (T4)."""
+        """(pid_m, pid_n) of every pid, as the learner's grouped_tile computes them (T4), run
+        by the judge's executor."""
+        self.check_readable("matmul")
         total = num_pid_m * num_pid_n
         device = runtime.current().device
         pid_m, pid_n = (shared_empty(total, torch.int32, device) for _ in range(2))
         pid_m.fill_(-1)
         pid_n.fill_(-1)
-        self.request(
+        self.executor.request(
             "probe",
-            "matmul",
+            self.case_limit,
             pid_m=pid_m,
             pid_n=pid_n,
             num_pid_m=num_pid_m,
@@ -524,24 +585,16 @@ class LearnerCode:
 
     def close(self) -> None:
         self.runner.close()
+        if self._executor is not None:
+            self._executor.close()
 
 
 class RemoteFunction:
     def __init__(self, code: LearnerCode, name: str):
         self.code, self.__name__ = code, name
 
-    def call(self, args: list, kwargs: dict, guarded: dict, config: int | None = None) -> dict:
-        """Call the function in the runner; the reply, with tensors as views of shared buffers."""
-        return self.code.request(
-            "call",
-            self.__name__,
-            fn=self.__name__,
-            args=args,
-            kwargs=kwargs,
-            guarded=guarded,
-            config=config,
+    def call(self, args: list, kwargs: dict, config: int | None = None) -> dict:
+        """Call the function in the runner, on stand-ins of the judge's tensors: its record."""
+        return self.code.ask_runner(
+            "call", self.__name__, fn=self.__name__, args=args, kwargs=kwargs, config=config
         )
-
-    def fetch_into(self, into: torch.Tensor) -> None:
-        """Copy what the last call returned into a tensor of the judge's."""
-        self.code.request("fetch", self.__name__, into=into)

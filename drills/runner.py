@@ -2,25 +2,29 @@
 
 Untrusted by design. The judge copies this script and the learner's file into a private folder
 and starts `python -E -P runner.py SOCKET_FD LEARNER_FILE LIMITS_JSON` there, so that neither
-the repository nor anything else of the grader is importable. Everything the runner reports
-(the result's description, the kernel launches, the torch operations, the reads of padding) is
-a claim the judge weighs; the values in the buffers, which the judge owns, are what it checks.
+the repository nor anything else of the grader is importable.
+
+The runner never holds the judge's inputs, and never runs a kernel. It makes stand-ins of the
+judge's buffers (same sizes and dtypes, random values, its own memory), calls the learner's host
+function on views of them, and writes down what the call asks for: every kernel launch (which
+@triton.jit function, the grid, each argument, constexprs and launch options), and the data
+movement around the launches (allocations, fills, copies). Every other torch operation is
+written down as host computation, and what it wrote as unknown. The judge then runs the
+learner's kernels itself, from its own reading of the file, on its own inputs, following that
+record (drills/executor.py): nothing the host code computes reaches a buffer that is graded.
 
 Standard library, torch, triton and numpy only: this file must not import the `drills` package.
 
-Protocol: one JSON object per SOCK_SEQPACKET message, with the file descriptors of CPU buffers
-attached. The judge sends an op, the runner answers {"ok": true, ...} or {"ok": false, "error":
-{...}}. Tensors travel as specs: {"buffer": id, "dtype", "shape", "stride", "offset"}, views
-into buffers the judge made and shares (memfd on the CPU, CUDA IPC on a GPU).
+Protocol: one JSON object per SOCK_SEQPACKET message. The judge sends an op, the runner answers
+{"ok": true, ...} or {"ok": false, "error": {...}}. A tensor travels as a spec: {"ref": "b3"
+(a stand-in of the judge's buffer 3) or "t5" (a temporary the host allocated), "dtype",
+"shape", "stride", "offset"}.
 """
 
-import base64
 import contextlib
 import importlib.util
 import json
-import mmap
 import os
-import pickle
 import resource
 import socket
 import sys
@@ -35,9 +39,10 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ON_GPU = not INTERPRETING and torch.cuda.is_available()
-MAX_MESSAGE = 1 << 20
-MAX_LAUNCHES = 200  # a learner's loop of launches is summarised, not sent whole
-MAX_OPS = 200
+MAX_MESSAGE = 4 << 20
+# A call that asks for more than this is not graded: a drill needs a few launches and copies.
+MAX_STEPS = 2000
+MAX_NOTED = 50  # host computations named in a reply
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,7 +72,7 @@ def provide_drills_module() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The interpreter, made to run what a GPU runs
+# Triton, made to write launches down instead of running them
 # ---------------------------------------------------------------------------------------------
 
 
@@ -107,21 +112,24 @@ class NominalDriver:
 
     @staticmethod
     def get_benchmarker():
-        """The interpreter has nothing to time: every config ties, so the autotuner keeps the
-        first of its list, without running the others."""
-
-        def untimed(kernel_call, quantiles=None, **options):
-            return [1.0] * len(quantiles) if quantiles else 1.0
-
         return untimed
 
 
-class InterpretedLaunch:
-    """What warmup() returns on the interpreter (triton's own returns None): the figures a host
-    reads (nominal), and [grid](*args) that runs the kernel through the interpreter."""
+
+def untimed(kernel_call, quantiles=None, **options):
+    """The autotuner's benchmarker here: nothing runs, every config ties, and the autotuner
+    keeps the first of its list (after its own pruning). The judge, which runs the kernels,
+    moves on to the next config when one cannot load on its GPU."""
+    return [1.0] * len(quantiles) if quantiles else 1.0
+
+
+class Warmed:
+    """What kernel.warmup(...) returns: the figures a host reads to size its grid (nominal
+    ones: nothing is compiled here), and [grid](*args), a launch of the kernel with the
+    constexprs and options the warmup was given."""
 
     def __init__(self, kernel, options: dict):
-        self.kernel = kernel
+        self.kernel, self.options = kernel, options
         self.name = kernel.__name__
         self.n_regs, self.n_spills = NOMINAL_KERNEL["n_regs"], NOMINAL_KERNEL["n_spills"]
         self.metadata = types.SimpleNamespace(
@@ -131,113 +139,42 @@ class InterpretedLaunch:
         )
 
     def _init_handles(self) -> None:
-        """Loading onto a device: nothing to load here."""
+        """Loading onto a device: nothing to load."""
 
     def __getitem__(self, grid):
         def launch(*args):
-            return self.kernel.run(*args, grid=grid, warmup=False)
+            named = dict(zip(self.kernel.arg_names, args, strict=False))
+            kept = {k: v for k, v in self.options.items() if k not in named and k != "grid"}
+            return self.kernel.run(grid=grid, warmup=False, **named, **kept)
 
         return launch
 
 
-def is_constexpr(annotation) -> bool:
-    """JITFunction's own test: `tl.constexpr`, or a string that names it (`"tl.constexpr"`, or
-    any annotation under `from __future__ import annotations`)."""
-    from triton.runtime.jit import _normalize_ty
-
-    return "constexpr" in _normalize_ty(annotation)
-
-
-def tensor_range(start, end=None, step=None, **options):
-    """tl.range as a GPU runs it: the loop variable is a scalar tensor (`row.to(tl.int64)`
-    works), where the interpreter's own gives Python ints. tl.static_range keeps ints."""
-    from triton.runtime.interpreter import _implicit_cvt
-
-    bounds = (0, start) if end is None else (start, end)
-    for i in range(*(int(b) for b in bounds), 1 if step is None else int(step)):
-        yield _implicit_cvt(i)
-
-
-def adapt_interpreter() -> None:
-    """Where triton's interpreter parts ways with its GPU path, follow the GPU path: a string
-    annotation still makes a constexpr, tl.range counts in tensors, warmup() returns something
-    to launch, and a driver exists. Before the learner's file is imported, since it may read
-    the driver at import."""
-    import inspect
-
-    from triton.runtime import driver, interpreter
-    from triton.runtime.interpreter import GridExecutor, InterpretedFunction
-
-    executor_init, interpreted_run = GridExecutor.__init__, InterpretedFunction.run
-    patch_lang, unpatched_range = interpreter._patch_lang, tl.range
-
-    def patch_lang_with_tensor_range(fn):
-        scope = patch_lang(fn)  # triton 3.8 restores what it patched; earlier ones did not
-        for lang in (tl, tl.core):
-            if lang.range is not unpatched_range:
-                if scope is None:
-                    lang.range = tensor_range
-                else:
-                    scope.set_attr(lang, "range", tensor_range)
-        return scope
-
-    def init(self, fn, arg_names, grid, *rest, **kwargs):
-        executor_init(self, fn, arg_names, grid, *rest, **kwargs)
-        annotations = inspect.get_annotations(fn)
-        self.constexprs = [
-            name for name in arg_names if name in annotations and is_constexpr(annotations[name])
-        ]
+def record_launches(trace_of) -> None:
+    """Every launch of a @triton.jit function (plain, autotuned, heuristics, through warmup or
+    .run) is written into the current trace instead of being run: the judge runs it."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
-            return InterpretedLaunch(self, kwargs)
-        return interpreted_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+            return Warmed(self, kwargs)
+        trace_of().launch(self, args, kwargs, grid)
+        return None
 
-    GridExecutor.__init__, InterpretedFunction.run = init, run
-    interpreter._patch_lang = patch_lang_with_tensor_range
+    JITFunction.run = InterpretedFunction.run = run
+
+
+def prepare_triton() -> None:
+    """Before the learner's file is imported (it may read the driver at import): a driver
+    where triton finds none, and an autotuner that times nothing."""
+    from triton.runtime import driver
+
     try:
         driver.active  # noqa: B018 - a backend that finds a device is kept
     except RuntimeError:
         driver.set_active(NominalDriver())
-
-
-class FirstConfigThatRuns:
-    """The benchmarker autotuning gets while grading on a GPU. Grading needs a right result,
-    not the fastest config, and timing every config at every new key cost T4 most of its
-    grading time. So each autotuning round runs its configs in list order until one works and
-    reports that one as the fastest; the rest are neither timed nor compiled. A config that
-    cannot load raises OutOfResources here, which the autotuner counts as infinitely slow, as
-    it does when it times."""
-
-    FASTEST, SLOWER = 0.0, 1.0
-
-    def __init__(self):
-        self.found = False
-
-    def __call__(self, kernel_call, quantiles=None, **options):
-        if not self.found:
-            kernel_call()
-            self.found = True
-            time = self.FASTEST
-        else:
-            time = self.SLOWER
-        return [time] * len(quantiles) if quantiles else time
-
-
-def autotune_without_timing() -> None:
-    """On a GPU: every autotuning round starts a new FirstConfigThatRuns search."""
-    from triton.runtime import driver
-    from triton.runtime.autotuner import Autotuner
-
-    benchmarker = FirstConfigThatRuns()
-    autotuner_run = Autotuner.run
-
-    def run(self, *args, **kwargs):
-        benchmarker.found = False
-        return autotuner_run(self, *args, **kwargs)
-
-    Autotuner.run = run
-    driver.active.get_benchmarker = lambda: benchmarker
+    driver.active.get_benchmarker = lambda: untimed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,127 +191,196 @@ def send(sock: socket.socket, message: dict) -> None:
     sock.sendmsg([data])
 
 
-def receive(sock: socket.socket) -> tuple[dict, list[int]]:
-    data, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, 64)
+def receive(sock: socket.socket) -> dict:
+    data = sock.recv(MAX_MESSAGE)
     if not data:
         sys.exit(0)  # the judge is gone
-    return json.loads(data), fds
+    return json.loads(data)
 
 
 # ---------------------------------------------------------------------------------------------
-# Buffers the judge shares, and views into them
+# Stand-ins for the judge's buffers
 # ---------------------------------------------------------------------------------------------
 
 
-def dtype_of(name: str):
-    return getattr(torch, name)
+def dtype_of(name: str) -> torch.dtype:
+    dtype = getattr(torch, name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"not a dtype: {name}")
+    return dtype
 
 
-def open_buffers(table: list[dict], fds: list[int]) -> dict:
-    """Map the judge's buffers: CPU ones from their memfd, GPU ones from their CUDA IPC handle."""
-    buffers, fds = {}, list(fds)
+def stand_ins(table: list[dict], device: str) -> dict[str, torch.Tensor]:
+    """A buffer of the runner's own for each of the judge's, of the same size and dtype, with
+    random values: host code sees real-looking data, and none of the judge's."""
+    generator = torch.Generator(device=device).manual_seed(int.from_bytes(os.urandom(4), "little"))
+    buffers = {}
     for entry in table:
-        if entry["ipc"] is None:
-            fd = fds.pop(0)
-            mapped = mmap.mmap(fd, entry["nbytes"])
-            os.close(fd)
-            raw = torch.frombuffer(mapped, dtype=torch.uint8)
+        dtype, numel = dtype_of(entry["dtype"]), int(entry["numel"])
+        buffer = torch.empty(max(numel, 1), dtype=dtype, device=device)[:numel]
+        if dtype.is_floating_point:
+            buffer.normal_(generator=generator)
+        elif dtype == torch.bool:
+            buffer.random_(0, 2, generator=generator)
         else:
-            rebuild, args = pickle.loads(base64.b64decode(entry["ipc"]))
-            raw = rebuild(*args)
-        buffers[entry["id"]] = raw.view(dtype_of(entry["dtype"]))
+            buffer.random_(-1000, 1000, generator=generator)
+        buffers[entry["ref"]] = buffer
     return buffers
 
 
-def view(buffers: dict, spec: dict):
-    return buffers[spec["buffer"]].as_strided(spec["shape"], spec["stride"], spec["offset"])
+def view(buffers: dict, spec: dict) -> torch.Tensor:
+    base = buffers[spec["ref"]]
+    return base.as_strided(spec["shape"], spec["stride"], spec["offset"])
 
 
 def materialise(value, buffers: dict):
-    """A spec becomes a tensor view; plain JSON values stay as they are."""
-    if isinstance(value, dict) and "buffer" in value:
+    """A spec becomes a view of a stand-in; plain JSON values stay as they are."""
+    if isinstance(value, dict) and "ref" in value:
         return view(buffers, value)
     return value
 
 
 # ---------------------------------------------------------------------------------------------
-# Evidence: launches, torch operations outside them, loads from the padding (interpreter)
+# The trace: what a call asks the judge to do
 # ---------------------------------------------------------------------------------------------
 
-# What a correct host function may ask of torch: allocation, views and metadata. Anything else
-# outside a kernel launch computes (or copies) with torch.
-ALLOWED_TORCH_OPS = frozenset(
-    [
-        "empty",
-        "empty_like",
-        "empty_strided",
-        "new_empty",
-        "new_empty_strided",
-        "zeros",
-        "zeros_like",
-        "new_zeros",
-        "ones",
-        "ones_like",
-        "new_ones",
-        "full",
-        "full_like",
-        "new_full",
-        "fill_",
-        "zero_",
-        "view",
-        "_unsafe_view",
-        "as_strided",
-        "t",
-        "transpose",
-        "permute",
-        "expand",
-        "unsqueeze",
-        "squeeze",
-        "select",
-        "slice",
-        "narrow",
-        "alias",
-        "detach",
-        "_reshape_alias",
-        "split",
-        "split_with_sizes",
-        "chunk",
-        "unbind",
-        "unflatten",
-        "size",
-        "stride",
-        "sym_size",
-        "sym_stride",
-        "sym_numel",
-        "sym_storage_offset",
-        "numel",
-        "dim",
-        "is_contiguous",
-        "is_same_size",
-        "lift_fresh",
-        "_has_compatible_shallow_copy_type",
-    ]
+# torch operations that make a tensor, and the value they fill it with
+ALLOCATIONS = {
+    "empty": None,
+    "empty_like": None,
+    "empty_strided": None,
+    "new_empty": None,
+    "new_empty_strided": None,
+    "zeros": 0,
+    "zeros_like": 0,
+    "new_zeros": 0,
+    "ones": 1,
+    "ones_like": 1,
+    "new_ones": 1,
+    "full": "fill_value",
+    "full_like": "fill_value",
+    "new_full": "fill_value",
+}
+# operations that make a new tensor holding a copy of their first argument (maybe converted)
+COPIES = frozenset(["clone", "_to_copy", "contiguous", "_copy_from", "to"])
+# operations that only describe or view tensors: nothing to write down
+VIEWS = frozenset(
+    """view _unsafe_view as_strided t transpose permute expand unsqueeze squeeze select slice
+    narrow alias detach _reshape_alias split split_with_sizes chunk unbind unflatten size stride
+    sym_size sym_stride sym_numel sym_storage_offset numel dim is_contiguous is_same_size
+    lift_fresh _has_compatible_shallow_copy_type reshape view_as expand_as flatten
+    set_ resize_""".split()
 )
 
 
-class Evidence:
-    def __init__(self):
-        self.launches: list[dict] = []
-        self.launch_count = 0
-        self.torch_ops: list[str] = []
-        self.in_launch = 0
-        self.tensor_ids: dict[int, int] = {}  # storage data_ptr -> buffer id
+def tensors_in(value) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_in(v)]
+    return []
+
+
+def plain_number(value):
+    """A fill value the judge can repeat: a Python number (or a 0-d tensor of the runner's own
+    making is host data, and not repeatable)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        return value
+    return None
+
+
+class Trace:
+    def __init__(self, buffers: dict[str, torch.Tensor]):
+        self.refs = {t.untyped_storage().data_ptr(): ref for ref, t in buffers.items()}
+        self.steps: list[dict] = []
+        self.computed: list[str] = []  # host computations, by torch's name
+        self.temps = 0
+        self.too_long = False
+
+    # -- tensors -------------------------------------------------------------------------------
+
+    def ref(self, t: torch.Tensor) -> str | None:
+        return self.refs.get(t.untyped_storage().data_ptr())
+
+    def spec(self, t: torch.Tensor) -> dict:
+        return {
+            "ref": self.ref(t),
+            "dtype": str(t.dtype).removeprefix("torch."),
+            "shape": list(t.shape),
+            "stride": list(t.stride()),
+            "offset": t.storage_offset(),
+        }
+
+    def new_temporary(self, t: torch.Tensor) -> None:
+        self.temps += 1
+        ref = f"t{self.temps}"
+        self.refs[t.untyped_storage().data_ptr()] = ref
+        storage = t.untyped_storage()
+        self.add({"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type})
+
+    def add(self, step: dict) -> None:
+        if len(self.steps) >= MAX_STEPS:
+            self.too_long = True
+            return
+        self.steps.append(step)
+
+    def note_computed(self, name: str) -> None:
+        if name not in self.computed and len(self.computed) < MAX_NOTED:
+            self.computed.append(name)
+
+    # -- torch operations, as the dispatcher sees them ----------------------------------------
+
+    def torch_op(self, name: str, args: tuple, kwargs: dict, out) -> None:
+        if name in VIEWS:
+            return
+        made = [t for t in tensors_in(out) if self.ref(t) is None]
+        for t in made:
+            self.new_temporary(t)
+        first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if name in ALLOCATIONS:
+            value = ALLOCATIONS[name]
+            if isinstance(value, str):
+                value = plain_number(kwargs.get(value, args[1] if len(args) > 1 else None))
+            if value is not None or ALLOCATIONS[name] is None:
+                for t in made:
+                    if value is not None:
+                        self.add({"step": "fill", "into": self.spec(t), "value": value})
+                return
+        elif name in ("fill_", "zero_") and first is not None:
+            value = 0 if name == "zero_" else plain_number(args[1] if len(args) > 1 else None)
+            if value is not None:
+                self.add({"step": "fill", "into": self.spec(first), "value": value})
+                return
+        elif name == "copy_" and first is not None and isinstance(args[1], torch.Tensor):
+            if self.ref(args[1]) is not None:
+                self.add({"step": "copy", "into": self.spec(first), "from": self.spec(args[1])})
+                return
+        elif name in COPIES and first is not None and len(made) == 1:
+            if self.ref(first) is not None:
+                self.add({"step": "copy", "into": self.spec(made[0]), "from": self.spec(first)})
+                return
+        # anything else is computed on the host: the judge cannot repeat it, and what it wrote
+        # is unknown to the judge (new tensors start unknown; written ones are marked so)
+        self.note_computed(name)
+        for t in tensors_in(out):
+            if t not in made and self.ref(t) is not None:
+                self.add({"step": "host_wrote", "into": self.spec(t)})
+
+    # -- launches ----------------------------------------------------------------------------
 
     def describe(self, value):
         if isinstance(value, torch.Tensor):
-            return {
-                "tensor": str(value.dtype).removeprefix("torch."),
-                "buffer": self.tensor_ids.get(value.untyped_storage().data_ptr()),
-            }
+            return {"tensor": str(value.dtype).removeprefix("torch."), **self.spec(value)}
         if isinstance(value, TensorDescriptor):
             return {
                 "descriptor": mangle_type(value),  # "tensordesc<fp16[64, 32]>"
-                "buffer": self.tensor_ids.get(value.base.untyped_storage().data_ptr()),
+                "base": self.spec(value.base),
+                "shape": [int(s) for s in value.shape],
+                "strides": [int(s) for s in value.strides],
+                "block_shape": [int(s) for s in value.block_shape],
+                "padding": str(getattr(value, "padding", "zero")),
             }
         if isinstance(value, tl.constexpr):  # a launch may pass tl.constexpr(64) itself
             value = value.value
@@ -385,116 +391,32 @@ class Evidence:
         name = getattr(value, "name", None)  # a triton dtype given as a constexpr
         return {"dtype": name} if isinstance(name, str) else {"repr": repr(value)[:200]}
 
-    def record(self, kernel: str, arg_names, args, kwargs, grid) -> None:
-        self.launch_count += 1
-        if len(self.launches) >= MAX_LAUNCHES:
-            return
-        named = dict(zip(arg_names, args, strict=False)) | kwargs
+    def launch(self, kernel, args: tuple, kwargs: dict, grid) -> None:
+        named = dict(zip(kernel.arg_names, args, strict=False)) | kwargs
         shape = grid(named) if callable(grid) else grid
-        self.launches.append(
+        shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+        self.add(
             {
-                "kernel": kernel,
-                "grid": [int(g) for g in (shape if isinstance(shape, (tuple, list)) else (shape,))],
+                "step": "launch",
+                "kernel": kernel.__name__,
+                "grid": [int(g) for g in shape],
                 "args": {name: self.describe(value) for name, value in named.items()},
             }
         )
 
-    @contextlib.contextmanager
-    def launching(self):
-        self.in_launch += 1
-        try:
-            yield
-        finally:
-            self.in_launch -= 1
 
-
-def install_launch_hooks(evidence_of) -> None:
-    """Record every launch: JITFunction.run (jit, autotuned and heuristics kernels on a GPU), a
-    compiled kernel's [grid] (what warmup() returns), and the interpreter's GridExecutor."""
-    from triton.compiler.compiler import CompiledKernel
-    from triton.runtime.interpreter import GridExecutor
-    from triton.runtime.jit import JITFunction
-
-    jit_run, interpret_call, compiled_getitem = (
-        JITFunction.run,
-        GridExecutor.__call__,
-        CompiledKernel.__getitem__,
-    )
-
-    def run(self, *args, grid, warmup, **kwargs):
-        evidence = evidence_of()
-        if not warmup:
-            evidence.record(self.__name__, self.arg_names, args, kwargs, grid)
-        with evidence.launching():
-            return jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
-
-    def call(self, *args, **kwargs):
-        evidence = evidence_of()
-        evidence.record(self.fn.__name__, self.arg_names, args, kwargs, self.grid)
-        with evidence.launching():
-            return interpret_call(self, *args, **kwargs)
-
-    def getitem(self, grid):
-        launch = compiled_getitem(self, grid)
-
-        def runner(*args, **kwargs):
-            evidence = evidence_of()
-            names = getattr(getattr(self.src, "fn", None), "arg_names", [])
-            evidence.record(self.name, names, args, {}, grid)
-            with evidence.launching():
-                return launch(*args, **kwargs)
-
-        return runner
-
-    JITFunction.run, GridExecutor.__call__ = run, call
-    CompiledKernel.__getitem__ = getitem
-
-
-def torch_spy(evidence: "Evidence"):
+def tracing(trace: Trace):
+    """A dispatch mode that writes every torch operation of the host code into the trace."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    class TorchSpy(TorchDispatchMode):
+    class Tracer(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            name = func.overloadpacket.__name__
-            noted = evidence.in_launch or name in ALLOWED_TORCH_OPS or name in evidence.torch_ops
-            if not noted and len(evidence.torch_ops) < MAX_OPS:
-                evidence.torch_ops.append(name)
-            return func(*args, **(kwargs or {}))
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            trace.torch_op(func.overloadpacket.__name__, args, kwargs, out)
+            return out
 
-    return TorchSpy()
-
-
-@contextlib.contextmanager
-def reads_outside(guarded: dict, found: dict):
-    """On the interpreter, note the loads that read a guarded tensor's padding: a load past the
-    end of an input whose lanes are never stored leaves the result right, so no canary sees it."""
-    if not INTERPRETING or not guarded:
-        yield
-        return
-    import numpy as np
-    from triton.runtime.interpreter import InterpreterBuilder
-
-    regions = []
-    for name, (base, spec) in guarded.items():
-        inside = torch.zeros(base.numel(), dtype=torch.bool)
-        inside.as_strided(spec["shape"], spec["stride"], spec["offset"]).fill_(True)
-        regions.append((name, base.data_ptr(), base.element_size(), inside.numpy(), spec["offset"]))
-        found[name] = set()
-    original = InterpreterBuilder.create_masked_load
-
-    def checked_load(self, ptrs, mask, *rest, **options):
-        addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
-        for name, start, size, inside, first in regions:
-            element = (addresses[addresses >= start] - start) // size
-            element = element[element < inside.size]
-            found[name].update((element[~inside[element]] - first).tolist())
-        return original(self, ptrs, mask, *rest, **options)
-
-    InterpreterBuilder.create_masked_load = checked_load
-    try:
-        yield
-    finally:
-        InterpreterBuilder.create_masked_load = original
+    return Tracer()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,10 +428,8 @@ class Runner:
     def __init__(self, module, learner_file: str):
         self.module = module
         self.learner_file = learner_file
-        self.evidence = Evidence()
-        self.result = None
-        self.buffers = None
-        install_launch_hooks(lambda: self.evidence)
+        self.trace = Trace({})
+        record_launches(lambda: self.trace)
 
     def entry(self, name: str):
         fn = getattr(self.module, name, None)
@@ -517,29 +437,22 @@ class Runner:
             raise AttributeError(f"{os.path.basename(self.learner_file)} defines no {name}")
         return fn
 
-    def op_call(self, message: dict, buffers: dict) -> dict:
+    def op_call(self, message: dict) -> dict:
         fn = self.entry(message["fn"])
+        device = "cuda" if ON_GPU else "cpu"
+        buffers = stand_ins(message["buffers"], device)
         args = [materialise(a, buffers) for a in message["args"]]
         kwargs = {k: materialise(v, buffers) for k, v in message["kwargs"].items()}
-        guarded = {
-            name: (buffers[spec["buffer"]], spec) for name, spec in message["guarded"].items()
-        }
-        self.evidence = Evidence()
-        self.evidence.tensor_ids = {b.untyped_storage().data_ptr(): i for i, b in buffers.items()}
-        reads: dict[str, set] = {}
-        with self.forced_config(message.get("config")), reads_outside(guarded, reads):
-            with torch_spy(self.evidence):
-                result = fn(*args, **kwargs)
-            if ON_GPU:
-                torch.cuda.synchronize()  # a fault of this call is reported as this call's
-        self.result = result
+        self.trace = trace = Trace(buffers)
+        with self.forced_config(message.get("config")), tracing(trace):
+            result = fn(*args, **kwargs)
+        if ON_GPU:
+            torch.cuda.synchronize()
         return {
-            "result": self.describe_result(result, kwargs.get("out"), buffers),
-            "launches": self.evidence.launches,
-            "launch_count": self.evidence.launch_count,
-            "torch_ops": self.evidence.torch_ops,
-            "reads_outside": {name: sorted(found)[:1000] for name, found in reads.items()},
-            "reads_outside_count": {name: len(found) for name, found in reads.items()},
+            "steps": trace.steps,
+            "too_long": trace.too_long,
+            "computed": trace.computed,
+            "result": self.describe_result(result, trace),
         }
 
     @contextlib.contextmanager
@@ -558,65 +471,24 @@ class Runner:
             kernel.configs = configs
             kernel.cache.clear()
 
-    def describe_result(self, result, out, buffers: dict) -> dict:
+    def describe_result(self, result, trace: Trace) -> dict:
         if not isinstance(result, torch.Tensor):
             return {"type": type(result).__name__}
-        storage = result.untyped_storage().data_ptr()
-        aliases = [i for i, b in buffers.items() if b.untyped_storage().data_ptr() == storage]
-        return {
-            "type": "Tensor",
-            "shape": list(result.shape),
-            "dtype": str(result.dtype).removeprefix("torch."),
-            "device": result.device.type,
-            "is_out": out is not None and result.data_ptr() == out.data_ptr(),
-            "aliases_buffer": aliases[0] if aliases else None,
-        }
+        return {"type": "Tensor", "device": result.device.type, **trace.spec(result)}
 
-    def op_fetch(self, message: dict, buffers: dict) -> dict:
-        """Copy the tensor the last call returned into a buffer of the judge's."""
-        view(buffers, message["into"]).copy_(self.result)
-        return {}
-
-    def op_configs(self, message: dict, buffers: dict) -> dict:
+    def op_configs(self, message: dict) -> dict:
         kernel = getattr(self.module, "matmul_kernel", None)
         configs = getattr(kernel, "configs", None)
-        if configs is None:
-            return {"autotuned": False, "configs": []}
-        return {"autotuned": True, "configs": [str(c) for c in configs]}
+        if not isinstance(configs, (list, tuple)):
+            return {"configs": []}
+        return {"configs": [str(c) for c in configs]}
 
-    def op_probe(self, message: dict, buffers: dict) -> dict:
-        """Run the learner's grouped_tile for every pid of a grid of tiles (T4)."""
-        global grouped_tile
-        grouped_tile = self.entry("grouped_tile")
-        pid_m, pid_n = view(buffers, message["pid_m"]), view(buffers, message["pid_n"])
-        probe_kernel[(pid_m.numel(),)](
-            pid_m, pid_n, message["num_pid_m"], message["num_pid_n"], GROUP_SIZE_M=message["group"]
-        )
-        return {}
-
-    def handle(self, message: dict, fds: list[int]) -> dict:
-        # the buffers stay mapped until the reply is sent: after a CUDA fault, releasing an IPC
-        # buffer can crash this process, and the judge would never hear why
-        self.buffers = open_buffers(message.get("buffers", []), fds)
+    def handle(self, message: dict) -> dict:
         try:
-            reply = getattr(self, "op_" + message["op"])(message, self.buffers)
-            if ON_GPU:
-                # what a kernel or a copy wrote is the judge's to read once the reply arrives
-                torch.cuda.synchronize()
+            reply = getattr(self, "op_" + message["op"])(message)
             return {"ok": True, **reply}
         except BaseException as e:  # noqa: BLE001 - whatever the learner's code raises goes back
             return {"ok": False, "error": describe_error(e, self.learner_file)}
-
-
-grouped_tile = None  # the learner's helper, set before probe_kernel first runs
-
-
-@triton.jit
-def probe_kernel(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
-    tl.store(pid_m_ptr + pid, pid_m)
-    tl.store(pid_n_ptr + pid, pid_n)
 
 
 def describe_error(e: BaseException, learner_file: str) -> dict:
@@ -626,30 +498,9 @@ def describe_error(e: BaseException, learner_file: str) -> dict:
         "type": type(e).__name__,
         "message": str(e)[:4000],
         "not_started": isinstance(e, NotStarted),
-        "syntax_line": getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None,
         "line": where.lineno if where else None,
         "code": (where.line or "").strip()[:300] if where else "",
-        "fatal": is_fatal(e),
-        "resources": resources_of(e),
     }
-
-
-def resources_of(e: BaseException) -> dict | None:
-    """What a kernel needed and the GPU has, when it could not be loaded (OutOfResources)."""
-    from triton.runtime.errors import OutOfResources
-
-    if not isinstance(e, OutOfResources):
-        return None
-    return {"name": str(e.name), "required": int(e.required), "limit": int(e.limit)}
-
-
-def is_fatal(e: BaseException) -> bool:
-    """A CUDA fault leaves this process's context unusable: the judge starts a fresh runner."""
-    text = str(e).lower()
-    return any(
-        s in text
-        for s in ("cuda error", "illegal memory access", "unspecified launch failure", "misaligned")
-    )
 
 
 def import_learner_file(path: str):
@@ -665,10 +516,7 @@ def main() -> int:
     apply_limits(limits)
     sock = socket.socket(fileno=sock_fd)
     provide_drills_module()
-    if INTERPRETING:
-        adapt_interpreter()
-    elif ON_GPU:
-        autotune_without_timing()
+    prepare_triton()
     try:
         module = import_learner_file(learner_file)
         runner = Runner(module, learner_file)
@@ -677,12 +525,7 @@ def main() -> int:
         return 0
     send(sock, {"ok": True, "ready": True})
     while True:
-        message, fds = receive(sock)
-        reply = runner.handle(message, fds)
-        send(sock, reply)
-        if not reply["ok"] and reply["error"]["fatal"]:
-            os._exit(0)  # a CUDA fault: no clean-up can work, and the judge has the reply
-        runner.buffers = None
+        send(sock, runner.handle(receive(sock)))
 
 
 if __name__ == "__main__":

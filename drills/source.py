@@ -138,6 +138,7 @@ TRITON_DENIED = words(
     "compile_so_from_src str_to_ty backends launcher_cls"
 )
 JIT_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
+AUTOTUNE_DECORATORS = frozenset({"triton.autotune", "triton.runtime.autotuner.autotune"})
 # where the objects an allowed module offers may come from, when not from that module itself
 FAMILIES = {"typing_extensions": ("typing_extensions", "typing")}
 PLAIN = (bool, int, float, complex, str, bytes, type(None))
@@ -494,6 +495,15 @@ class LearnerSource:
     def is_jit(self, node: ast.AST) -> bool:
         return isinstance(node, ast.FunctionDef) and any(
             self.jit_decorator(d) for d in node.decorator_list
+        )
+
+    def autotuned(self, name: str) -> bool:
+        """Whether the last top-level @triton.jit function `name` is under @triton.autotune."""
+        kernels = [s for s in self.tree.body if self.is_jit(s) and s.name == name]
+        return bool(kernels) and any(
+            ".".join(path) in AUTOTUNE_DECORATORS
+            for d in kernels[-1].decorator_list
+            for path in self.resolve(d.func if isinstance(d, ast.Call) else d)
         )
 
     def jit_decorator(self, decorator: ast.expr) -> bool:

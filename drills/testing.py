@@ -3,11 +3,12 @@
 - `Guarded`: a tensor inside a larger buffer whose padding holds a canary, so writes outside
   the tensor, elements never written and unmasked reads that reach the result all show.
 - `compare()`: a closeness check that reports how many elements differ, where, and by how much.
-- `run_case()`: one call of a learner's host function, in the runner, on the judge's buffers,
-  and every check around it.
+- `run_case()`: one call of a learner's host function, and every check around it. The runner
+  calls it on stand-ins and records what it asks for; the judge's executor runs that record
+  (the learner's kernels, from the judge's reading of the file) on the judge's buffers.
 
-The judge believes the buffers it owns; the runner's report of what the call did (launches,
-torch operations, reads of padding) can only take points away, never give them.
+The judge grades the buffers it owns, which only its own execution of the kernels wrote. What
+the runner's record says of the host code (torch computing, copies) explains a result.
 """
 
 import contextlib
@@ -20,7 +21,7 @@ import torch
 
 from drills import runtime
 from drills.errors import explain  # noqa: F401 - the suites' import of it
-from drills.remote import RemoteFunction, Returned, buffer_id, shared_empty
+from drills.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
 
 def check(name: str, points: int):
@@ -169,6 +170,10 @@ class Guarded:
         """Boolean mask, shaped like the tensor, of elements that still hold the canary."""
         return _bits(self.tensor) == self.canary
 
+    def reset(self) -> None:
+        """Every element the canary again, as before a call."""
+        _bits(self.buffer).fill_(self.canary)
+
 
 # ---------------------------------------------------------------------------------------------
 # What a call did, as the runner tells it
@@ -177,21 +182,21 @@ class Guarded:
 
 @dataclass
 class Launch:
-    """One kernel launch, as the runner recorded it: a tensor argument is {"tensor": dtype,
-    "buffer": id of the judge's buffer it views, or None}, a tensor descriptor {"descriptor":
-    triton's type for it, "buffer": ...}; plain values are as they were."""
+    """One kernel launch of a runner's record, as the judge ran it: a tensor argument is
+    {"tensor": dtype, "ref": the buffer it views ("b3", or "t1" for a temporary), ...}, a
+    tensor descriptor {"descriptor": triton's type for it, "base": ...}; plain values are as
+    they were."""
 
     kernel: str
     grid: tuple[int, ...]
     args: dict
 
     @classmethod
-    def from_record(cls, record) -> "Launch":
-        if not isinstance(record, dict):
-            return cls("?", (), {})
-        grid = record.get("grid") if isinstance(record.get("grid"), list) else []
-        args = record.get("args") if isinstance(record.get("args"), dict) else {}
-        return cls(str(record.get("kernel", "?"))[:200], tuple(int(g) for g in grid), args)
+    def from_step(cls, step: dict) -> "Launch":
+        grid = step.get("grid") if isinstance(step.get("grid"), list) else []
+        args = step.get("args") if isinstance(step.get("args"), dict) else {}
+        grid = tuple(g for g in grid if isinstance(g, int))
+        return cls(str(step.get("kernel", "?"))[:200], grid, args)
 
     def programs(self) -> int:
         return math.prod(self.grid)
@@ -199,13 +204,16 @@ class Launch:
     def touches(self, t: torch.Tensor) -> bool:
         """Whether a tensor (or tensor descriptor) argument of this launch views the buffer `t`
         lives in."""
-        wanted = buffer_id(t)
-        return any(
-            isinstance(a, dict)
-            and ("tensor" in a or "descriptor" in a)
-            and a.get("buffer") == wanted
-            for a in self.args.values()
-        )
+        wanted = buffer_ref(t)
+        return any(_ref_of(a) == wanted for a in self.args.values())
+
+
+def _ref_of(value) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    if "descriptor" in value:
+        value = value.get("base")
+    return value.get("ref") if isinstance(value, dict) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,32 +444,95 @@ def _where(offsets: list[int], span: int) -> str:
 
 
 @dataclass
+class Returned:
+    """What a call returned, from the runner's record: a tensor is a spec of the judge's
+    buffers or of a temporary of the record."""
+
+    type: str
+    spec: dict = field(default_factory=dict)
+
+    def shape(self) -> tuple[int, ...]:
+        shape = self.spec.get("shape")
+        return tuple(shape) if isinstance(shape, list) else ()
+
+    def is_view_of(self, t: torch.Tensor) -> bool:
+        return self.spec.get("ref") == buffer_ref(t) and [
+            self.spec.get(k) for k in ("shape", "stride", "offset")
+        ] == [list(t.shape), list(t.stride()), t.storage_offset()]
+
+
+@dataclass
 class Watched:
-    """One call, as the runner reports it."""
+    """One call: the runner's record of it, and what the judge saw running that record."""
 
     returned: Returned
     launches: list[Launch]
-    torch_ops: list[str]
+    copies: list[dict]  # copy steps: into and from
+    computed: list[str]  # torch operations the host code computed with
     reads_outside: dict[str, list[int]]
 
 
-def watch(case: Case, *, with_out: bool) -> Watched:
-    """Call the case's function in the runner on the case's buffers (and `out=` if with_out)."""
+def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
+    """The steps, host computations and result of a runner's reply, checked for shape (the
+    executor refuses what it cannot run)."""
+    steps = reply.get("steps") if isinstance(reply.get("steps"), list) else []
+    if reply.get("too_long"):
+        raise LearnerError(
+            "failed",
+            "the call asked for too many launches and copies to grade (over 2000): a drill "
+            "needs a few launches.",
+        )
+    steps = [s for s in steps if isinstance(s, dict)]
+    computed = reply.get("computed") if isinstance(reply.get("computed"), list) else []
+    result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+    spec = {k: result.get(k) for k in ("ref", "dtype", "shape", "stride", "offset")}
+    returned = Returned(str(result.get("type", "?"))[:100], spec)
+    return steps, [str(c)[:100] for c in computed][:50], returned
+
+
+def watch(
+    case: Case,
+    *,
+    with_out: bool,
+    fetch_into: torch.Tensor | None = None,
+    returns_wrong: Callable[[Returned], str | None] = lambda returned: None,
+) -> Watched:
+    """Call the case's function (with `out=` if with_out) and run what it asked for on the
+    case's buffers; with fetch_into, copy the tensor it returned there, unless returns_wrong
+    finds fault with it first (the test fails with that message)."""
     kwargs = dict(case.kwargs)
     guarded = {name: g.tensor for name, g in case.inputs.items()}
     if with_out:
         kwargs["out"] = case.out.tensor
         guarded["out"] = case.out.tensor
-    reply = case.fn.call(
-        [g.tensor for g in case.inputs.values()], kwargs, guarded, config=case.config
-    )
-    launches = reply.get("launches") if isinstance(reply.get("launches"), list) else []
-    ops = reply.get("torch_ops") if isinstance(reply.get("torch_ops"), list) else []
+    args = [g.tensor for g in case.inputs.values()]
+    config = case.config
+    while True:
+        steps, computed, returned = _record(case.fn.call(args, kwargs, config=config))
+        problem = returns_wrong(returned)
+        if problem:
+            pytest.fail(f"case {case.name}: {problem}", pytrace=False)
+        fetch = None
+        if fetch_into is not None and returned.type == "Tensor":
+            fetch = {"into": fetch_into, "from": returned.spec}
+        try:
+            reply = case.fn.code.replay(steps, guarded, fetch)
+            break
+        except LearnerError as e:
+            # the autotuner on a GPU skips a config that cannot load: so does the judge, by
+            # asking the runner for the same call with the next config
+            if e.kind != "out_of_resources" or case.config is not None:
+                raise
+            config = (config or 0) + 1
+            if config >= len(case.fn.code.configs()):
+                raise
+            case.out.reset()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
     return Watched(
-        Returned.from_reply(reply),
-        [Launch.from_record(r) for r in launches],
-        [str(op)[:100] for op in ops],
+        returned,
+        [Launch.from_step(s) for s in steps if s.get("step") == "launch"],
+        [s for s in steps if s.get("step") == "copy"],
+        computed,
         {
             name: [o for o in offsets if isinstance(o, int)]
             for name, offsets in reads.items()
@@ -470,36 +541,40 @@ def watch(case: Case, *, with_out: bool) -> Watched:
     )
 
 
-# torch operations that only move data: a host may copy an operand into a contiguous tensor, or
-# the kernel's result from a temporary into `out`; only a check about strides minds
-_COPIES = {"copy_", "clone", "_to_copy", "contiguous", "to", "_copy_from"}
+def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
+    """How many copies of the record read or wrote one of these tensors (the operands, out)."""
+    refs = {buffer_ref(t) for t in tensors}
+    return sum(
+        _ref_of(c.get("into")) in refs or _ref_of(c.get("from")) in refs for c in watched.copies
+    )
 
 
-def copied(watched: Watched) -> list[str]:
-    return [op for op in watched.torch_ops if op in _COPIES]
-
-
-def kernel_did_the_work(watched: Watched, hints: Hints, through_strides: bool) -> str | None:
-    """None when a Triton kernel ran and torch computed nothing, else why not. A copy is no
-    computation; it fails only a check about strides (`through_strides`)."""
-    ops = watched.torch_ops
+def why_not_the_kernel(watched: Watched, hints: Hints) -> str | None:
+    """When the result is wrong: the reason the record gives, if it shows one (no launch at
+    all, or torch computing on the host), else None."""
+    ops = watched.computed
     if not watched.launches:
         torch_note = f" It ran torch operations instead: {', '.join(ops)}." if ops else ""
         return f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
-    computed = [op for op in ops if op not in _COPIES]
-    if computed:
+    if ops:
         return (
-            f"the result was computed with torch ({', '.join(computed)}) instead of only by "
-            f"the kernel. {hints.no_launch}"
-        )
-    if through_strides and ops:
-        return (
-            f"torch copied a tensor outside the kernel ({', '.join(ops)}): the values are "
-            "right, but this check is about the kernel reading its operands and writing its "
-            "result where they lie, through their strides; pass the strides to the kernel "
-            "instead of making a contiguous copy."
+            f"the result came from host code, not from the kernel: your function computed "
+            f"with torch ({', '.join(ops)}) outside any launch. The judge runs your kernels "
+            f"on its own inputs, and only what they write is graded. {hints.no_launch}"
         )
     return None
+
+
+def strides_sidestepped(case: Case, watched: Watched) -> str | None:
+    """A check about strides: a copy of an operand or of the result sidesteps them."""
+    tensors = [g.tensor for g in case.inputs.values()] + [case.out.tensor]
+    if not case.through_strides or not copies_touching(watched, tensors):
+        return None
+    return (
+        "torch copied a tensor outside the kernel: the values are right, but this check is "
+        "about the kernel reading its operands and writing its result where they lie, through "
+        "their strides; pass the strides to the kernel instead of making a contiguous copy."
+    )
 
 
 def check_allocates(case: Case) -> None:
@@ -507,33 +582,37 @@ def check_allocates(case: Case) -> None:
     tensor with the expected shape, dtype, device and values, leaving the inputs alone."""
     call = f"{case.fn.__name__}({', '.join(case.inputs)}) without out="
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    watched = watch(case, with_out=False)
+    want = case.expected
+    result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
+    _bits(result).fill_(_canary_bits(want.dtype, output=True))
 
     def fail(message: str) -> None:
         pytest.fail(f"case {case.name}: {call}: {message}", pytrace=False)
 
-    cheated = kernel_did_the_work(watched, case.hints, through_strides=False)
-    if cheated:
-        fail(cheated)
-    got, want = watched.returned, case.expected
-    if got.type != "Tensor":
-        fail(f"returned {got.type}, not a tensor.")
-    expected = (tuple(want.shape), _dtype_name(want.dtype), want.device.type)
-    if (got.shape, got.dtype, got.device) != expected:
-        fail(
-            f"returned {got.shape} {got.dtype} on {got.device}; expected a new "
-            f"{expected[0]} {expected[1]} tensor on {expected[2]}."
-        )
-    if got.aliases_buffer is not None:
-        fail("returned one of its inputs: allocate a new output tensor.")
+    def returns_wrong(got: Returned) -> str | None:
+        """Read before anything runs: the judge fetches only a result of the expected shape."""
+        if got.type != "Tensor":
+            return f"{call}: returned {got.type}, not a tensor."
+        expected = (tuple(want.shape), _dtype_name(want.dtype))
+        if (got.shape(), got.spec.get("dtype")) != expected:
+            return (
+                f"{call}: returned {got.shape()} {got.spec.get('dtype')}; expected a new "
+                f"{expected[0]} {expected[1]} tensor on {want.device.type}."
+            )
+        if any(got.spec.get("ref") == buffer_ref(g.tensor) for g in case.inputs.values()):
+            return f"{call}: returned one of its inputs: allocate a new output tensor."
+        return None
+
+    watched = watch(case, with_out=False, fetch_into=result, returns_wrong=returns_wrong)
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
             fail(f"changed its input {name}: write into a new tensor instead.")
-    result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
-    case.fn.fetch_into(result)
     report = compare(result, want, case.tol)
     if report:
         launch = watched.launches[-1] if watched.launches else None
+        why = why_not_the_kernel(watched, case.hints)
+        if why:
+            fail(why)
         advice = case.diagnose(launch, result) or _values_advice(result, want, case.hints)
         fail(f"returned wrong values.\n{report}\n{advice}")
 
@@ -579,23 +658,24 @@ def run_case(case: Case) -> None:
 
 
 def failure(case: Case, watched: Watched, before: dict) -> str | None:
-    """Why the call `watched` did not do what the case asks, or None."""
-    seen = watched.launches
-    cheated = kernel_did_the_work(watched, case.hints, case.through_strides)
-    if cheated:
-        return cheated
-    out = case.out.tensor
-    if not copied(watched) and not any(launch.touches(out) for launch in seen):
-        return (
-            "no kernel launch was given the output tensor `out`: the kernel must write "
-            "the result into `out`."
-        )
-    if not watched.returned.is_out:
+    """Why the call `watched` did not do what the case asks, or None. Every verdict comes from
+    the judge's buffers; the record only says why."""
+    wrong = wrong_buffers(case, watched, before)
+    if wrong:
+        return (why_not_the_kernel(watched, case.hints) if wrong[0] else None) or wrong[1]
+    if not watched.returned.is_view_of(case.out.tensor):
         return "when `out` is given, the function must write into it and return it."
+    return strides_sidestepped(case, watched)
+
+
+def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str] | None:
+    """What the judge's buffers show is wrong, or None: (whether the output is wrong or
+    unwritten, the message)."""
+    out = case.out.tensor
     # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
-        return (
+        return False, (
             f"wrote {len(outside)} elements outside the output: "
             f"{_where(outside, case.out.span)}. "
             f"{case.hints.outside}"
@@ -603,7 +683,7 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
         if changed:
-            return (
+            return False, (
                 f"the kernel changed {changed} elements of the input `{name}` (or the "
                 f"padding around it); inputs must stay read-only. {case.hints.outside}"
             ).rstrip()
@@ -614,22 +694,29 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
             # dropped by the store's mask, and only a GPU's fault would show it
             effect = (
                 "The values read there reached the result, which is wrong."
-                if compare(case.out.tensor, case.expected, case.tol) is not None
+                if compare(out, case.expected, case.tol) is not None
                 else "Here the values were thrown away, but on a GPU such a read can fault."
             )
-            return (
+            return False, (
                 f"read {len(offsets)} elements outside `{name}`: "
                 f"{_where(sorted(offsets), span)}. {effect} "
                 f"{case.hints.outside_read or 'Mask every load as the store is masked.'}"
             ).rstrip()
-    launch = seen[-1]
+    launch = watched.launches[-1] if watched.launches else None
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):
+        if bool(unwritten.all()) and watched.launches and not any(
+            launch.touches(out) for launch in watched.launches
+        ) and not copies_touching(watched, [out]):
+            return True, (
+                "no kernel launch was given the output tensor `out`: the kernel must write "
+                "the result into `out`."
+            )
         flat = torch.nonzero(unwritten.flatten()).flatten()
         first = _index(int(flat[0]), tuple(out.shape))
         who = owner(first)
-        return (
+        return True, (
             f"{len(flat)} of {out.numel()} output elements were never written (first at "
             f"index {_fmt_index(first)}{', ' + who if who else ''}). "
             f"{case.hints.unwritten}"
@@ -640,5 +727,5 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
         advice = (
             nan_hint or case.diagnose(launch, out) or _values_advice(out, case.expected, case.hints)
         )
-        return f"wrong values.\n{report}\n{advice}".rstrip()
+        return True, f"wrong values.\n{report}\n{advice}".rstrip()
     return None

@@ -1,0 +1,408 @@
+"""The judge's executor: the one process that runs a learner's kernels for a grade.
+
+Trusted. It runs the @triton.jit functions of the judge's own reading of the learner's file
+(drills.source.kernel_module: nothing in it reaches outside triton.language), never the file
+itself, on the judge's buffers for one case, shared with it (memfd on the CPU, CUDA IPC on a
+GPU). It follows the record a runner made of the learner's host function (drills/runner.py):
+allocations, fills and copies are done as recorded, every launch is run here, and what host
+code computed is marked unknown (NaN). So a buffer the judge grades holds only what the
+learner's kernels wrote into it, from the judge's inputs.
+
+A process of its own, so that an endless loop, a crash or a GPU fault in a kernel costs one
+case, not the judge. `python -B -m drills.executor SOCKET_FD`; one JSON request per
+SOCK_SEQPACKET message, with the file descriptors of CPU buffers attached, one JSON reply.
+
+On the interpreter it also watches every masked load, and reports those that read the padding
+of a guarded tensor: a load past the end of an input whose lanes are never stored leaves the
+result right, so no canary sees it.
+"""
+
+import base64
+import contextlib
+import inspect
+import json
+import mmap
+import os
+import pickle
+import socket
+import sys
+import traceback
+
+import torch
+import triton
+import triton.language as tl
+
+from drills.gpu_compile import KernelModule, constexpr_value
+
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+ON_GPU = not INTERPRETING and torch.cuda.is_available()
+MAX_MESSAGE = 8 << 20
+# launch options a recorded launch may carry to triton (the others are not triton's business)
+OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+class Refused(Exception):
+    """A step the judge will not run as recorded; the message says why, for the learner."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The interpreter, made to run what a GPU runs
+# ---------------------------------------------------------------------------------------------
+
+
+def is_constexpr(annotation) -> bool:
+    """JITFunction's own test: `tl.constexpr`, or a string that names it (`"tl.constexpr"`, or
+    any annotation under `from __future__ import annotations`)."""
+    from triton.runtime.jit import _normalize_ty
+
+    return "constexpr" in _normalize_ty(annotation)
+
+
+def tensor_range(start, end=None, step=None, **options):
+    """tl.range as a GPU runs it: the loop variable is a scalar tensor (`row.to(tl.int64)`
+    works), where the interpreter's own gives Python ints. tl.static_range keeps ints."""
+    from triton.runtime.interpreter import _implicit_cvt
+
+    bounds = (0, start) if end is None else (start, end)
+    for i in range(*(int(b) for b in bounds), 1 if step is None else int(step)):
+        yield _implicit_cvt(i)
+
+
+def adapt_interpreter() -> None:
+    """Where triton's interpreter parts ways with its GPU path, follow the GPU path: a string
+    annotation still makes a constexpr, and tl.range counts in tensors."""
+    from triton.runtime import interpreter
+    from triton.runtime.interpreter import GridExecutor
+
+    executor_init = GridExecutor.__init__
+    patch_lang, unpatched_range = interpreter._patch_lang, tl.range
+
+    def patch_lang_with_tensor_range(fn):
+        scope = patch_lang(fn)  # triton 3.8 restores what it patched; earlier ones did not
+        for lang in (tl, tl.core):
+            if lang.range is not unpatched_range:
+                if scope is None:
+                    lang.range = tensor_range
+                else:
+                    scope.set_attr(lang, "range", tensor_range)
+        return scope
+
+    def init(self, fn, arg_names, grid, *rest, **kwargs):
+        executor_init(self, fn, arg_names, grid, *rest, **kwargs)
+        annotations = inspect.get_annotations(fn)
+        self.constexprs = [
+            name for name in arg_names if name in annotations and is_constexpr(annotations[name])
+        ]
+
+    GridExecutor.__init__ = init
+    interpreter._patch_lang = patch_lang_with_tensor_range
+
+
+@contextlib.contextmanager
+def reads_outside(regions: list, found: dict):
+    """On the interpreter, note the loads that read a guarded tensor's padding."""
+    if not INTERPRETING or not regions:
+        yield
+        return
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    original = InterpreterBuilder.create_masked_load
+
+    def checked_load(self, ptrs, mask, *rest, **options):
+        addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
+        for name, start, size, inside, first in regions:
+            element = (addresses[addresses >= start] - start) // size
+            element = element[element < inside.size]
+            found[name].update((element[~inside[element]] - first).tolist())
+        return original(self, ptrs, mask, *rest, **options)
+
+    InterpreterBuilder.create_masked_load = checked_load
+    try:
+        yield
+    finally:
+        InterpreterBuilder.create_masked_load = original
+
+
+# ---------------------------------------------------------------------------------------------
+# Storages: the judge's buffers and the case's temporaries
+# ---------------------------------------------------------------------------------------------
+
+
+def open_buffers(table: list[dict], fds: list[int]) -> dict[str, torch.Tensor]:
+    """Map the judge's buffers: CPU ones from their memfd, GPU ones from their CUDA IPC handle."""
+    buffers, fds = {}, list(fds)
+    for entry in table:
+        if entry["ipc"] is None:
+            fd = fds.pop(0)
+            mapped = mmap.mmap(fd, entry["nbytes"])
+            os.close(fd)
+            raw = torch.frombuffer(mapped, dtype=torch.uint8)
+        else:
+            rebuild, args = pickle.loads(base64.b64decode(entry["ipc"]))  # the judge's own
+            raw = rebuild(*args)
+        buffers[f"b{entry['id']}"] = raw
+    return buffers
+
+
+def dtype_of(name) -> torch.dtype:
+    dtype = getattr(torch, str(name), None)
+    if not isinstance(dtype, torch.dtype):
+        raise Refused(f"{name!r} is not a torch dtype")
+    return dtype
+
+
+class Storages:
+    def __init__(self, buffers: dict[str, torch.Tensor], device: str):
+        self.storages = {ref: t.untyped_storage() for ref, t in buffers.items()}
+        self.device = device
+
+    def allocate(self, ref: str, nbytes: int) -> None:
+        """A temporary the host allocated: all ones, NaN in every float format, until a fill,
+        a copy or a kernel writes it, so that reading it unwritten shows."""
+        if ref in self.storages:
+            raise Refused(f"the record allocates {ref} twice")
+        raw = torch.full((int(nbytes),), 255, dtype=torch.uint8, device=self.device)
+        self.storages[ref] = raw.untyped_storage()
+
+    def view(self, spec: dict) -> torch.Tensor:
+        ref = spec.get("ref")
+        if ref is None:
+            raise Refused(
+                "a tensor that was not made by torch's allocation functions in the host code "
+                "(from numpy, or with torch's dispatch turned off) was passed on: the judge "
+                "cannot know its values"
+            )
+        if ref not in self.storages:
+            raise Refused(f"the record names a tensor {ref} it never allocated")
+        dtype = dtype_of(spec["dtype"])
+        empty = torch.empty(0, dtype=dtype, device=self.device)
+        try:
+            return empty.set_(self.storages[ref], spec["offset"], spec["shape"], spec["stride"])
+        except RuntimeError as e:
+            raise Refused(f"the record has a view outside its tensor: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a record
+# ---------------------------------------------------------------------------------------------
+
+
+class Executor:
+    def __init__(self):
+        self.module: KernelModule | None = None
+        self.probing: KernelModule | None = None
+        self.device = "cuda" if ON_GPU else "cpu"
+
+    def op_load(self, message: dict, buffers: dict) -> dict:
+        self.module = KernelModule(message["module"], message["shown_as"], message["left_out"])
+        self.probing = None
+        return {"kernels": sorted(self.module.kernels)}
+
+    def kernel(self, name: str):
+        kernel = self.module.kernels.get(name)
+        if kernel is None:
+            left_out = "; ".join(self.module.left_out)
+            raise Refused(
+                f"{name} is not a @triton.jit function the judge could read in your file"
+                f"{': ' + left_out if left_out else ''}"
+            )
+        return kernel
+
+    def argument(self, value, storages: Storages):
+        if isinstance(value, dict) and "tensor" in value:
+            return storages.view(value)
+        if isinstance(value, dict) and "descriptor" in value:
+            from triton.tools.tensor_descriptor import TensorDescriptor
+
+            return TensorDescriptor(
+                storages.view(value["base"]),
+                value["shape"],
+                value["strides"],
+                value["block_shape"],
+                padding=value.get("padding", "zero"),
+            )
+        if isinstance(value, dict) and "dtype" in value:
+            dtype = constexpr_value(value)
+            if dtype is None:
+                raise Refused(f"{value['dtype']!r} is not a dtype triton knows")
+            return dtype
+        if isinstance(value, dict):
+            raise Refused(f"an argument the judge cannot give a kernel: {value.get('repr', '?')}")
+        return value
+
+    def launch(self, step: dict, storages: Storages) -> None:
+        kernel = self.kernel(step["kernel"])
+        grid = tuple(int(g) for g in step["grid"])
+        if not 1 <= len(grid) <= 3 or min(grid) < 0:
+            raise Refused(f"a grid of {len(grid)} dimensions, {grid}")
+        names = set(kernel.arg_names)
+        args, options = {}, {}
+        for name, value in step["args"].items():
+            if name in names:
+                args[name] = self.argument(value, storages)
+            elif name in OPTIONS and isinstance(value, int):
+                options[name] = value
+        kernel[grid](**args, **options)
+
+    def op_replay(self, message: dict, buffers: dict) -> dict:
+        storages = Storages(buffers, self.device)
+        regions, found = self.guarded_regions(message["guarded"], storages), {}
+        for region in regions:
+            found[region[0]] = set()
+        launched = 0
+        with reads_outside(regions, found):
+            for index, step in enumerate(message["steps"]):
+                try:
+                    self.run_step(step, storages)
+                except BaseException as e:
+                    e.step = index  # which step of the record: the judge names it
+                    raise
+                launched += step["step"] == "launch"
+            fetch = message.get("fetch")
+            if fetch:
+                storages.view(fetch["into"]).copy_(storages.view(fetch["from"]))
+        if ON_GPU:
+            torch.cuda.synchronize()  # a fault of this case is reported as this case's
+        return {
+            "launched": launched,
+            "reads_outside": {name: sorted(offsets)[:1000] for name, offsets in found.items()},
+        }
+
+    def run_step(self, step: dict, storages: Storages) -> None:
+        kind = step.get("step")
+        if kind == "alloc":
+            storages.allocate(step["ref"], step["nbytes"])
+        elif kind == "fill":
+            storages.view(step["into"]).fill_(step["value"])
+        elif kind == "copy":
+            storages.view(step["into"]).copy_(storages.view(step["from"]))
+        elif kind == "host_wrote":
+            into = storages.view(step["into"])
+            into.fill_(float("nan") if into.dtype.is_floating_point else -1)
+        elif kind == "launch":
+            self.launch(step, storages)
+        else:
+            raise Refused(f"a step the judge does not know: {kind!r}")
+
+    def guarded_regions(self, guarded: dict, storages: Storages) -> list:
+        """(name, first address, element size, which elements are inside, offset of the
+        first) for each guarded tensor, to tell its padding from its elements."""
+        if not INTERPRETING:
+            return []
+        regions = []
+        for name, spec in guarded.items():
+            tensor = storages.view(spec)
+            base = storages.view(
+                {
+                    "ref": spec["ref"],
+                    "dtype": spec["dtype"],
+                    "shape": [storages.storages[spec["ref"]].nbytes() // tensor.element_size()],
+                    "stride": [1],
+                    "offset": 0,
+                }
+            )
+            inside = torch.zeros(base.numel(), dtype=torch.bool)
+            inside.as_strided(spec["shape"], spec["stride"], spec["offset"]).fill_(True)
+            regions.append(
+                (name, base.data_ptr(), base.element_size(), inside.numpy(), spec["offset"])
+            )
+        return regions
+
+    def op_probe(self, message: dict, buffers: dict) -> dict:
+        """Run the learner's grouped_tile for every pid of a grid of tiles (T4)."""
+        if self.probing is None:
+            self.kernel("grouped_tile")
+            text = self.module.text + PROBE_SOURCE
+            self.probing = KernelModule(text, self.module.shown_as, self.module.left_out)
+        storages = Storages(buffers, self.device)
+        pid_m, pid_n = storages.view(message["pid_m"]), storages.view(message["pid_n"])
+        self.probing.kernels["probe_grouped_tile"][(pid_m.numel(),)](
+            pid_m, pid_n, message["num_pid_m"], message["num_pid_n"], GROUP_SIZE_M=message["group"]
+        )
+        if ON_GPU:
+            torch.cuda.synchronize()
+        return {}
+
+    def handle(self, message: dict, fds: list[int]) -> dict:
+        # the buffers stay mapped until the reply is sent: after a CUDA fault, releasing an IPC
+        # buffer can crash this process, and the judge would never hear why
+        self.buffers = open_buffers(message.get("buffers", []), fds)
+        try:
+            return {"ok": True, **getattr(self, "op_" + message["op"])(message, self.buffers)}
+        except BaseException as e:  # noqa: BLE001 - whatever a kernel raises goes back
+            return {"ok": False, "error": self.describe_error(e)}
+
+    def describe_error(self, e: BaseException) -> dict:
+        """The error, and the line of the learner's file it points at: the kernel module keeps
+        every kernel on its original lines. The interpreter wraps a kernel's exception."""
+        shown = self.module.filename if self.module else None
+        frames = []
+        for error in (e, e.__cause__):
+            if error is not None:
+                frames += [
+                    f for f in traceback.extract_tb(error.__traceback__) if f.filename == shown
+                ]
+        where = frames[-1] if frames else None
+        cause = e.__cause__ if isinstance(e.__cause__, Exception) else e
+        return {
+            "type": type(cause).__name__,
+            "message": str(cause)[:4000],
+            "refused": isinstance(e, Refused),
+            "step": getattr(e, "step", None),
+            "line": where.lineno if where else None,
+            "code": (where.line or "").strip()[:300] if where else "",
+            "fatal": is_fatal(e),
+            "resources": resources_of(e),
+        }
+
+
+# A judge's kernel, appended to the learner's kernel module: grouped_tile resolves there.
+PROBE_SOURCE = """
+
+@triton.jit
+def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tl.store(pid_m_ptr + pid, pid_m)
+    tl.store(pid_n_ptr + pid, pid_n)
+"""
+
+
+def resources_of(e: BaseException) -> dict | None:
+    """What a kernel needed and the GPU has, when it could not be loaded (OutOfResources)."""
+    from triton.runtime.errors import OutOfResources
+
+    if not isinstance(e, OutOfResources):
+        return None
+    return {"name": str(e.name), "required": int(e.required), "limit": int(e.limit)}
+
+
+def is_fatal(e: BaseException) -> bool:
+    """A CUDA fault leaves this process's context unusable: the judge starts a fresh one."""
+    text = str(e).lower()
+    return any(
+        s in text
+        for s in ("cuda error", "illegal memory access", "unspecified launch failure", "misaligned")
+    )
+
+
+def main() -> int:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    if INTERPRETING:
+        adapt_interpreter()
+    executor = Executor()
+    sock.sendmsg([json.dumps({"ok": True, "ready": True}).encode()])
+    while True:
+        data, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, 64)
+        if not data:
+            return 0  # the judge is gone
+        reply = executor.handle(json.loads(data), fds)
+        sock.sendmsg([json.dumps(reply, default=repr).encode()])
+        if not reply["ok"] and reply["error"]["fatal"]:
+            os._exit(0)  # a CUDA fault: no clean-up can work, and the judge has the reply
+        executor.buffers = None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
