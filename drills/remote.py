@@ -246,8 +246,15 @@ class Child:
 
     def send(self, body: dict, fds: list[int], case_limit: float) -> dict:
         """Send one request; its reply, or a LearnerError saying why there is none."""
+        if self.process is not None and self.process.poll() is not None:
+            # it died after its last reply (a wild store can corrupt what is freed after a
+            # case): that case has its reply, and this one gets a fresh process
+            self.stop()
         self.start_once()
-        socket.send_fds(self.sock, [json.dumps(body).encode()], fds)
+        try:
+            socket.send_fds(self.sock, [json.dumps(body).encode()], fds)
+        except OSError:  # it died just now, before reading the request
+            raise LearnerError("crashed", self._death()) from None
         reply = self._receive(case_limit, "running this case")
         if reply.get("ok"):
             return reply
@@ -531,6 +538,10 @@ class LearnerCode:
     def autotuned(self, kernel: str) -> bool:
         """Whether the file decorates `kernel` with @triton.autotune, as the judge reads it."""
         return self.source is not None and self.source.autotuned(kernel)
+
+    def source_configs(self, kernel: str) -> list | None:
+        """`kernel`'s autotune configs as the judge reads them in the source, or None."""
+        return self.source.autotune_configs(kernel) if self.source is not None else None
 
     def check_readable(self, entry: str) -> None:
         """What the judge can tell from the source alone, before anything runs."""

@@ -3,19 +3,18 @@
 The learner's file runs in a runner process that its own code can tamper with, so the judge
 (trusted) never imports it. From the source text alone it learns:
 
-- escapes(): host code that could reach the grader, files or processes, or compute the answer
-  with torch instead of the kernel. Host code is everything outside @triton.jit bodies and
+- kernel_module(): the @triton.jit functions, with the triton/math imports and the constants
+  they need, as a module the judge runs on its own buffers (drills/executor.py) and hands to
+  triton's compiler. Both run whatever Python callables a kernel body reaches (the interpreter
+  runs kernel bodies as Python, the code generator calls them at compile time), so everything
+  in that module is vetted: nothing in it can run Python the learner chose.
+- raises_not_started(), defines_function(), autotuned(), jit_function_names().
+- escapes(): host code that computes outside a kernel (torch arithmetic, numpy) or reaches
+  the grader, files or processes. Host code is everything outside @triton.jit bodies and
   outside an `if __name__ == "__main__":` block. Imports, names and attribute chains are
   checked against allowlists, resolved (where they name modules) against the real, trusted
-  modules.
-- launches_kernel(), raises_not_started(), defines_function(), jit_function_names().
-- kernel_module(): the @triton.jit functions, with the triton/math imports and the constants
-  they need, as a module the judge can exec in its own process and hand to triton's compiler.
-  Triton's code generator calls whatever Python callables a kernel body reaches, at compile
-  time, so everything in that module is vetted: nothing in it can run Python the learner chose.
-
-No check here is a proof: `out.copy_(x + y)` computes with torch and reads like allocation. The
-runner's reports and the judge's own buffers are the rest of the evidence.
+  modules. This is feedback, said beside a wrong result: it never decides a point, since the
+  judge grades what its own run of the kernels wrote.
 """
 
 import ast
@@ -506,23 +505,19 @@ class LearnerSource:
             for path in self.resolve(d.func if isinstance(d, ast.Call) else d)
         )
 
+    def autotune_configs(self, name: str) -> list | None:
+        """The triton.Config list of `name`'s @triton.autotune, as the judge reads it from the
+        source (drills.source_configs); None when it cannot be read without running code."""
+        from drills.source_configs import autotune_configs
+
+        return autotune_configs(self.tree, name) if self.autotuned(name) else None
+
     def jit_decorator(self, decorator: ast.expr) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         return any(".".join(path) in JIT_DECORATORS for path in self.resolve(target))
 
     def host_statements(self) -> list[ast.stmt]:
         return [s for s in self.tree.body if not is_main_block(s)]
-
-    def host_walk(self, node: ast.AST):
-        """node and everything under it that runs on the host: not the bodies of kernels."""
-        todo = [node]
-        while todo:
-            node = todo.pop()
-            yield node
-            if self.is_jit(node):
-                todo += [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
-            else:
-                todo += ast.iter_child_nodes(node)
 
     @cached_property
     def top_level(self) -> dict[str, list[ast.stmt]]:
@@ -578,38 +573,6 @@ class LearnerSource:
             and s.exc is not None
             and name_chain(s.exc.func if isinstance(s.exc, ast.Call) else s.exc) == ["NotStarted"]
             for s in fn.body
-        )
-
-    def launches_kernel(self, entry: str) -> bool:
-        """Whether a kernel launch is reachable from `entry`, following the top-level names it
-        (and what they bind) mentions; anywhere in host code if `entry` is not a def."""
-        if not any(self.is_jit(n) for n in ast.walk(self.tree)):
-            return False
-        if self.top_level_def(entry) is None:
-            return any(self.is_launch(n) for s in self.host_statements() for n in self.host_walk(s))
-        todo, seen = [entry], {entry}
-        while todo:
-            for stmt in self.top_level.get(todo.pop(), []):
-                for node in self.host_walk(stmt):
-                    if self.is_launch(node):
-                        return True
-                    name = node.id if isinstance(node, ast.Name) else None
-                    if name in self.top_level and name not in seen:
-                        seen.add(name)
-                        todo.append(name)
-        return False
-
-    def is_launch(self, node: ast.AST) -> bool:
-        """kernel[grid](...), kernel.run(...), kernel.warmup(...), or kernel[grid] itself."""
-        if isinstance(node, ast.Call):
-            func = node.func
-            return isinstance(func, ast.Subscript) or (
-                isinstance(func, ast.Attribute) and func.attr in ("run", "warmup")
-            )
-        return (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in self.jit_names
         )
 
     def kernel_module(self) -> tuple[str, list[Finding]]:

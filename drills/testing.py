@@ -13,6 +13,7 @@ the runner's record says of the host code (torch computing, copies) explains a r
 
 import contextlib
 import math
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -36,6 +37,16 @@ def needs_gpu(reason: str):
 
 def device() -> str:
     return runtime.current().device
+
+
+# Drawn fresh in every judge, so that no file can know the inputs before it is graded (a case's
+# own seed only tells its inputs apart from another case's). DRILLS_SEED repeats a run.
+RUN_SEED = int(os.environ.get("DRILLS_SEED") or int.from_bytes(os.urandom(6), "little"))
+
+
+def generator(seed: int) -> torch.Generator:
+    """The random inputs of the case numbered `seed`, for this run."""
+    return torch.Generator(device=device()).manual_seed(RUN_SEED * 1000 + seed)
 
 
 @contextlib.contextmanager
@@ -417,6 +428,9 @@ class Case:
     owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
     kwargs: dict = field(default_factory=dict)
     config: int | None = None  # on a GPU, the index of the only autotune config to try
+    # the constexprs and options that config sets, when the judge read them in the source: the
+    # record's launch must use them
+    launched_with: dict = field(default_factory=dict)
     # the check is about strides: a torch copy (of an operand, or into `out`) sidesteps them
     through_strides: bool = False
     # what wrong values say about the mistake, given the last launch; "" when nothing particular
@@ -565,6 +579,14 @@ def why_not_the_kernel(watched: Watched, hints: Hints) -> str | None:
     return None
 
 
+def read_in_source(case: Case) -> str:
+    """What the judge's reading of the host code found that computes outside a kernel (numpy,
+    torch arithmetic, ...): said beside a wrong result, never a reason on its own."""
+    source = case.fn.code.source
+    found = source.escapes()[:3] if source else []
+    return "\nRead in your host code: " + "; ".join(map(str, found)) if found else ""
+
+
 def strides_sidestepped(case: Case, watched: Watched) -> str | None:
     """A check about strides: a copy of an operand or of the result sidesteps them."""
     tensors = [g.tensor for g in case.inputs.values()] + [case.out.tensor]
@@ -612,7 +634,7 @@ def check_allocates(case: Case) -> None:
         launch = watched.launches[-1] if watched.launches else None
         why = why_not_the_kernel(watched, case.hints)
         if why:
-            fail(why)
+            fail(why + read_in_source(case))
         advice = case.diagnose(launch, result) or _values_advice(result, want, case.hints)
         fail(f"returned wrong values.\n{report}\n{advice}")
 
@@ -662,10 +684,27 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     the judge's buffers; the record only says why."""
     wrong = wrong_buffers(case, watched, before)
     if wrong:
-        return (why_not_the_kernel(watched, case.hints) if wrong[0] else None) or wrong[1]
+        output_wrong, message = wrong
+        if output_wrong:
+            message = (why_not_the_kernel(watched, case.hints) or message) + read_in_source(case)
+        return message
     if not watched.returned.is_view_of(case.out.tensor):
         return "when `out` is given, the function must write into it and return it."
-    return strides_sidestepped(case, watched)
+    return strides_sidestepped(case, watched) or config_not_used(case, watched)
+
+
+def config_not_used(case: Case, watched: Watched) -> str | None:
+    """A case that forces one autotune config: its launch must run with that config's values
+    (the runner could otherwise report a good config's launch for a bad one)."""
+    wanted = case.launched_with
+    if not wanted or any(
+        all(launch.args.get(k) == v for k, v in wanted.items()) for launch in watched.launches
+    ):
+        return None
+    return (
+        f"the call did not launch the config it was asked to run ({wanted}): the judge reads "
+        "the configs in your source and checks each one."
+    )
 
 
 def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str] | None:

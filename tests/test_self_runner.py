@@ -1,7 +1,8 @@
-"""The repo's own tests of what the runner changes in triton while grading: autotuning on a GPU
-runs configs in list order until one works, instead of timing them all; and of how the judge
+"""The repo's own tests of what the runner changes in triton: it writes launches down instead of
+running them, and its autotuner times nothing and keeps the first config; and of how the judge
 asks for the interpreter before torch brings triton in."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,23 +11,19 @@ import pytest
 
 from drills import catalog, runtime
 
-# A runner's process as far as autotuning goes, on the interpreter: config A cannot load (its
-# pre_hook raises what triton raises then), B works, C must never run.
+# A runner's process as far as launches go, on the interpreter: three configs, each with a
+# pre_hook that says it ran; the kernel would triple x if it ran.
 AUTOTUNE_ROUND = """
-import sys
+import json, sys
 sys.path.insert(0, "drills")
 import runner
-runner.adapt_interpreter()
-runner.autotune_without_timing()
+runner.prepare_triton()
 import torch, triton, triton.language as tl
-from triton.runtime.errors import OutOfResources
 
 ran = []
 def hook(name):
     def pre_hook(nargs):
         ran.append(name)
-        if name == "A":
-            raise OutOfResources(233472, 232448, "shared memory")
     return pre_hook
 
 configs = [triton.Config({"SCALE": s}, pre_hook=hook(name)) for name, s in zip("ABC", (1, 2, 3))]
@@ -38,12 +35,15 @@ def scale(x_ptr, n, SCALE: tl.constexpr):
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * SCALE, mask=offs < n)
 
 x = torch.ones(16)
-scale[(1,)](x, 16)
-print(ran, scale.best_config.kwargs["SCALE"], x[0].item())
+trace = runner.Trace({"b1": x})
+runner.record_launches(lambda: trace)
+with runner.tracing(trace):
+    scale[(1,)](x, 16)
+print(json.dumps({"ran": ran, "x": x[0].item(), "steps": trace.steps}))
 """
 
 
-def test_autotuning_runs_configs_in_order_until_one_works():
+def test_launches_are_recorded_not_run_and_the_first_config_is_kept_untimed():
     done = subprocess.run(
         [sys.executable, "-c", AUTOTUNE_ROUND],
         cwd=catalog.ROOT,
@@ -54,9 +54,14 @@ def test_autotuning_runs_configs_in_order_until_one_works():
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # A tried and skipped, B run once to be chosen and once more as the launch; C never run.
-    # x is doubled once by the try and once by the launch.
-    assert done.stdout.split("\n")[-2] == "['A', 'B', 'B'] 2 4.0"
+    seen = json.loads(done.stdout.split("\n")[-2])
+    # no config was run to time it: only the chosen one's pre_hook, before its launch
+    assert seen["ran"] == ["A"]
+    assert seen["x"] == 1.0  # the kernel did not run
+    [launch] = seen["steps"]
+    assert launch["kernel"] == "scale" and launch["grid"] == [1]
+    assert launch["args"]["SCALE"] == 1 and launch["args"]["n"] == 16
+    assert launch["args"]["x_ptr"]["ref"] == "b1"
 
 
 def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():

@@ -78,19 +78,18 @@ def left_out(learner_source: source.LearnerSource) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", SOLUTIONS + STUBS + POSITIVES, ids=shown)
+# positives whose host code does on purpose what the reading points out (it is feedback only)
+HOST_WORK_ON_PURPOSE = {"host_imports_freely.py"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOLUTIONS + STUBS + POSITIVES if p.name not in HOST_WORK_ON_PURPOSE],
+    ids=shown,
+)
 def test_correct_files_have_no_escapes(path):
     findings = read(path).escapes()
     assert findings == [], "\n".join(map(str, findings))
-
-
-@pytest.mark.parametrize("path", SOLUTIONS + POSITIVES, ids=shown)
-def test_correct_files_launch_a_kernel(path):
-    assert read(path).launches_kernel(entry_of(path))
-
-
-def test_t4_launches_from_the_epilogue_exercise_too():
-    assert read(ROOT / "solutions" / "t4_matmul.py").launches_kernel("matmul_bias_gelu")
 
 
 @pytest.mark.parametrize("path", STUBS, ids=shown)
@@ -98,7 +97,6 @@ def test_stubs_raise_not_started(path):
     stub = read(path)
     assert stub.raises_not_started(entry_of(path))
     assert stub.defines_function(entry_of(path))
-    assert not stub.launches_kernel(entry_of(path))
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=shown)
@@ -135,7 +133,7 @@ def test_the_interpreter_changes_no_verdict():
         "    s = source.read(Path(name), name)\n"
         "    print(name, s.escapes(), s.kernel_module()[1])\n"
     )
-    files = [shown(p) for p in SOLUTIONS + POSITIVES]
+    files = [shown(p) for p in SOLUTIONS + POSITIVES if p.name not in HOST_WORK_ON_PURPOSE]
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     run = subprocess.run(
         [sys.executable, "-c", script, *files],
@@ -352,7 +350,6 @@ def test_escapes_name_each_way_out(tmp_path, line, finding):
 
 def test_the_base_of_the_hostile_files_is_clean(tmp_path):
     assert learner(tmp_path, BASE).escapes() == []
-    assert learner(tmp_path, BASE).launches_kernel("add")
 
 
 def test_rebinding_a_builtin_at_module_level_still_reads_the_builtin(tmp_path):
@@ -376,7 +373,7 @@ def test_kernel_bodies_are_not_host_code(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# escapes() and launches_kernel(): correct code written in other styles
+# escapes(): correct code written in other styles
 # ---------------------------------------------------------------------------------------------
 
 TUTORIAL_02 = """\
@@ -613,7 +610,6 @@ def test_correct_code_in_other_styles_reads_as_clean(tmp_path, name):
     learner_source = learner(tmp_path, text)
     findings = learner_source.escapes()
     assert findings == [], "\n".join(map(str, findings))
-    assert learner_source.launches_kernel(entry)
     assert left_out(learner_source) == ""
     assert set(jit_functions(learner_source)) == set(learner_source.jit_function_names())
 
@@ -633,24 +629,8 @@ def test_tutorial_09_keeps_the_constants_its_kernel_reads(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# launches_kernel() and raises_not_started()
+# raises_not_started()
 # ---------------------------------------------------------------------------------------------
-
-
-def test_no_kernel_means_no_launch(tmp_path):
-    text = "import torch\n\n\ndef add(x, y, out=None):\n    return torch.empty_like(x)\n"
-    assert not learner(tmp_path, text).launches_kernel("add")
-
-
-def test_a_launch_the_entry_cannot_reach_does_not_count(tmp_path):
-    text = BASE.replace("def add(", "def unused(") + "\n\ndef add(x, y, out=None):\n    return x\n"
-    assert not learner(tmp_path, text).launches_kernel("add")
-
-
-def test_an_entry_that_is_no_def_falls_back_to_any_launch(tmp_path):
-    text = "import functools\n" + BASE.replace("def add(", "def _add(")
-    text += "\n\nadd = functools.partial(_add, out=None)\n"
-    assert learner(tmp_path, text).launches_kernel("add")
 
 
 def test_not_started_counts_only_at_the_top_of_the_entry(tmp_path):

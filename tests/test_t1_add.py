@@ -22,6 +22,7 @@ from drills.testing import (
     check,
     check_allocates,
     device,
+    generator,
     needs_gpu,
     run_case,
 )
@@ -69,7 +70,7 @@ def exact_sum(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def make_case(
     impl, n: int, dtype: torch.dtype = torch.float32, seed: int = 0, hints: Hints = HINTS
 ) -> Case:
-    gen = torch.Generator(device=device()).manual_seed(seed)
+    gen = generator(seed)
     x, y = random_vector(n, dtype, gen), random_vector(n, dtype, gen)
     return Case(
         name=f"n={n} {DTYPE_NAMES[dtype]} seed={seed}",

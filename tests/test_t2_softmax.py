@@ -23,6 +23,7 @@ from drills.testing import (
     check_allocates,
     compare,
     device,
+    generator,
     needs_gpu,
     run_case,
 )
@@ -139,7 +140,7 @@ def make_case(
 ) -> Case:
     """A softmax case on randn * scale + shift; gap puts canaries between the rows of the
     input and of the output (gap[0] and gap[1] elements), giving each its own row stride."""
-    gen = torch.Generator(device=device()).manual_seed(seed)
+    gen = generator(seed)
     x = (torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift).to(dtype)
     return Case(
         name=f"{n_rows}x{n_cols} {DTYPE_NAMES[dtype]} seed={seed}"

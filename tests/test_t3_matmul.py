@@ -21,6 +21,7 @@ from drills.testing import (
     check,
     check_allocates,
     device,
+    generator,
     k_loop_mistake,
     needs_gpu,
     run_case,
@@ -72,7 +73,7 @@ RESET_HINTS = dataclasses.replace(
 
 
 def owner(launch, idx) -> str:
-    bm, bn = (launch.args.get(name) for name in ("BLOCK_M", "BLOCK_N")) if launch else (0, 0)
+    bm, bn = (launch.args.get(name) for name in ("BLOCK_M", "BLOCK_N")) if launch else (None, None)
     if not (isinstance(bm, int) and isinstance(bn, int)):
         return ""
     tile = (idx[0] // bm, idx[1] // bn)
@@ -93,7 +94,7 @@ def make_case(
     hints: Hints = HINTS,
     tol: Tolerance = TOLERANCE,
 ) -> Case:
-    gen = torch.Generator(device=device()).manual_seed(seed)
+    gen = generator(seed)
     draw = torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()

@@ -24,6 +24,7 @@ from drills.testing import (
     check,
     check_allocates,
     device,
+    generator,
     k_loop_mistake,
     needs_gpu,
     note,
@@ -58,7 +59,7 @@ K_HINTS = dataclasses.replace(
 
 
 def owner(launch, idx) -> str:
-    bm, bn = (launch.args.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N")) if launch else (0, 0)
+    bm, bn = (launch.args.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N")) if launch else (None, None)
     if not (isinstance(bm, int) and isinstance(bn, int)):
         return ""
     return f"tile (pid_m, pid_n) = ({idx[0] // bm}, {idx[1] // bn}), BLOCK {bm} x {bn}"
@@ -69,7 +70,7 @@ def make_case(
 ) -> Case:
     """a [M, K] @ b [K, N]; a_t / b_t store an operand transposed (b = w.t()); gaps put
     canaries between the rows of a, b and c, giving each a row stride of its own."""
-    gen = torch.Generator(device=device()).manual_seed(seed)
+    gen = generator(seed)
     draw = torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()
@@ -97,17 +98,33 @@ def mnk(*triples, gpu=()) -> list:
     ]
 
 
-def autotune_configs(impl) -> list[str]:
-    """matmul_kernel's autotune configs: whether it is autotuned is read from the source; the
-    runner lists the configs, which only choose what the judge runs."""
-    configs = impl.configs() if impl.autotuned("matmul_kernel") else []
-    if not configs:
+def autotune_configs(impl) -> list[tuple[str, dict]]:
+    """matmul_kernel's autotune configs, each with the values its launch must use. Whether it
+    is autotuned, and with which configs, is read from the source; where the list cannot be
+    read without running code, the runner's list only chooses which configs the judge runs."""
+    not_autotuned = (
+        "matmul_kernel is not autotuned: decorate it with @triton.autotune(configs=CONFIGS, "
+        "key=['M', 'N', 'K'])."
+    )
+    if not impl.autotuned("matmul_kernel"):
+        pytest.fail(not_autotuned, pytrace=False)
+    claimed = impl.configs()
+    listed = impl.source_configs("matmul_kernel")
+    if listed is None:
+        if not claimed:
+            pytest.fail(not_autotuned, pytrace=False)
+        return [(c, {}) for c in claimed]
+    read = [str(c) for c in listed]
+    if read != claimed:
         pytest.fail(
-            "matmul_kernel is not autotuned: decorate it with @triton.autotune(configs="
-            "CONFIGS, key=['M', 'N', 'K']).",
+            f"matmul_kernel's configs as your file runs them ({len(claimed)}: {claimed[:2]}) "
+            f"are not the ones its source lists ({len(read)}: {read[:2]}).",
             pytrace=False,
         )
-    return configs
+    return [
+        (text, c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages})
+        for text, c in zip(read, listed, strict=True)
+    ]
 
 
 @check("multiplies matrices", points=10)
@@ -124,16 +141,18 @@ def test_multiplies(impl, shape):
 def test_grid_follows_config(impl, shape):
     configs = autotune_configs(impl)
     if not runtime.current().is_gpu:
-        run_case(make_case(impl, *shape, seed=2))
+        # the interpreter has nothing to time: the first config is the one that runs
+        run_case(dataclasses.replace(make_case(impl, *shape, seed=2), launched_with=configs[0][1]))
         return
     too_big = []
-    for index, config in enumerate(configs):
+    for index, (config, values) in enumerate(configs):
         try:
             run_case(
                 dataclasses.replace(
                     make_case(impl, *shape, seed=2),
                     name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {config}",
                     config=index,
+                    launched_with=values,
                 )
             )
         except LearnerError as e:
@@ -282,7 +301,7 @@ GELU_HINTS = dataclasses.replace(
 
 def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
     case = make_case(impl, M, N, K, seed=seed, b_t=b_t, hints=GELU_HINTS)
-    gen = torch.Generator(device=device()).manual_seed(seed + 1)
+    gen = generator(seed + 1)
     bias = torch.randn(N, generator=gen, device=device()).half()
     a, b = (g.tensor.double() for g in case.inputs.values())
     expected = torch.nn.functional.gelu(a @ b + bias.double())

@@ -2,7 +2,7 @@
 
 LOSES = ["launches its Triton kernel (no torch matmul) and allocates its result"]
 MAX_SCORE = 0
-SAYS = "no Triton kernel launch was found in matmul()"
+SAYS = "no Triton kernel was launched"
 
 
 def matmul(a, b, out=None):
