@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader.py: {e.args[0]}", file=sys.stderr)
         return 2
     processes.guard_this_process()
-    confinement = sandboxing.confine(rt.is_gpu) if args.sandbox else None
+    confinement = sandboxing.confine() if args.sandbox else None
     _exit_cleanly_on_signals(confinement)
     try:
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
@@ -169,7 +169,11 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     from drills import grading, integrity, processes, report, state
 
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
+    # one seed for every judge of this grade, drawn now: no learner file can know it, and
+    # DRILLS_SEED=N repeats a grade's inputs
+    os.environ.setdefault("DRILLS_SEED", str(int.from_bytes(os.urandom(6), "little")))
     title = report.heading(args.impl, rt.description, versions)
+    title += f" · inputs from seed {os.environ['DRILLS_SEED']}"
     if confinement:
         title += f" · {confinement.summary()}"
     print(title, flush=True)
@@ -244,7 +248,7 @@ def _exit_cleanly_on_signals(confinement) -> None:
     def stop(signum, frame):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        processes.kill_descendants()
+        processes.stop_all()  # no grading thread starts a judge after this
         if confinement:
             confinement.release()
         name = signal.Signals(signum).name

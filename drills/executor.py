@@ -344,7 +344,11 @@ class Executor:
                     f for f in traceback.extract_tb(error.__traceback__) if f.filename == shown
                 ]
         where = frames[-1] if frames else None
-        cause = e.__cause__ if isinstance(e.__cause__, Exception) else e
+        # the interpreter raises InterpreterError(repr(error)) from the kernel's own error
+        from triton.runtime.interpreter import InterpreterError
+
+        wrapped = isinstance(e, InterpreterError) and isinstance(e.__cause__, Exception)
+        cause = e.__cause__ if wrapped else e
         return {
             "type": type(cause).__name__,
             "message": str(cause)[:4000],

@@ -279,16 +279,17 @@ def _run_judge(command_for, done: list[str], deadline: float):
     fds = (events_write, skip_read)
     command = command_for(fds)
     with tempfile.TemporaryFile() as log:
-        judge = subprocess.Popen(
-            command,
-            cwd=catalog.ROOT,
-            env=_judge_environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            pass_fds=fds,
-            start_new_session=True,
-        )
+        with processes.starting():
+            judge = subprocess.Popen(
+                command,
+                cwd=catalog.ROOT,
+                env=_judge_environment(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=fds,
+                start_new_session=True,
+            )
         for fd in fds:
             os.close(fd)
         skip = json.dumps(done)

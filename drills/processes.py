@@ -11,6 +11,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
 
 _PR_SET_DUMPABLE = 4
@@ -29,6 +30,31 @@ def guard_this_process() -> None:
     """Keep orphans of our children as our descendants, and our memory and fds to ourselves."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_DUMPABLE, 0)
+
+
+_stopping = threading.Event()
+_starting = threading.Lock()
+
+
+class Stopping(Exception):
+    """Grading is being stopped: no process may start any more."""
+
+
+@contextlib.contextmanager
+def starting():
+    """Held by a thread while it starts a process: stop_all() waits for it, and once stop_all()
+    has begun no process starts, so none can appear after its last sweep."""
+    with _starting:
+        if _stopping.is_set():
+            raise Stopping
+        yield
+
+
+def stop_all() -> None:
+    """Kill every descendant, once no thread can start another (Ctrl-C, SIGTERM)."""
+    with _starting:
+        _stopping.set()
+    kill_descendants()
 
 
 def descendants(root: int | None = None) -> list[int]:

@@ -4,10 +4,10 @@ Every runner already runs, where the machine allows it, in namespaces of its own
 drills.remote.confinement: no view of other processes, a read-only repository without
 solutions/ and tests/, no capabilities). The sandbox adds:
 
-- On the CPU, when the grader runs as root, runners run as an unprivileged user (nobody), and
-  solutions/ and tests/ are readable by their owner only while grading (for machines without
-  namespaces). Not on a GPU: CUDA IPC, which shares the judge's buffers with the runner, fails
-  between users ("mapping of buffer object failed" on an H200, driver of 2026-12).
+- When the grader runs as root, runners run as an unprivileged user (nobody), and solutions/
+  and tests/ are readable by their owner only while grading (for machines without namespaces).
+  On a GPU too: a runner holds only stand-ins of its own, so it shares no GPU memory with the
+  judge (the judge's executor, which does, stays the judge's user).
 - Limits on CPU time and process count (no address-space limit: CUDA maps a great deal of it).
 - When grading ends, every process of that user is killed: nothing outlives the grader.
 
@@ -83,7 +83,7 @@ class Confinement:
             )
 
 
-def confine(on_gpu: bool) -> Confinement:
+def confine() -> Confinement:
     """Set up what this machine allows, and say what it does not."""
     from drills.remote import confinement as namespaces
 
@@ -93,11 +93,6 @@ def confine(on_gpu: bool) -> Confinement:
             "NO namespaces (unshare or user namespaces unavailable): runners see the grader's "
             "processes and the repository"
         )
-    if on_gpu:
-        confinement.notes.append(
-            "NOT as another user on a GPU: CUDA IPC does not share buffers between users"
-        )
-        return confinement
     if os.geteuid() != 0:
         confinement.notes.append(
             "NOT as another user: the grader is not running as root, so runners run as this "
