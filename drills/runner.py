@@ -32,7 +32,6 @@ import traceback
 import types
 
 import torch
-import triton
 import triton.language as tl
 from triton.runtime.jit import mangle_type
 from triton.tools.tensor_descriptor import TensorDescriptor
@@ -206,7 +205,7 @@ def receive(sock: socket.socket) -> dict:
 def dtype_of(name: str) -> torch.dtype:
     dtype = getattr(torch, name, None)
     if not isinstance(dtype, torch.dtype):
-        raise ValueError(f"not a dtype: {name}")
+        raise TypeError(f"not a dtype: {name}")
     return dtype
 
 
@@ -338,35 +337,45 @@ class Trace:
         made = [t for t in tensors_in(out) if self.ref(t) is None]
         for t in made:
             self.new_temporary(t)
-        first = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        if name in ALLOCATIONS:
-            value = ALLOCATIONS[name]
-            if isinstance(value, str):
-                value = plain_number(kwargs.get(value, args[1] if len(args) > 1 else None))
-            if value is not None or ALLOCATIONS[name] is None:
-                for t in made:
-                    if value is not None:
-                        self.add({"step": "fill", "into": self.spec(t), "value": value})
-                return
-        elif name in ("fill_", "zero_") and first is not None:
-            value = 0 if name == "zero_" else plain_number(args[1] if len(args) > 1 else None)
-            if value is not None:
-                self.add({"step": "fill", "into": self.spec(first), "value": value})
-                return
-        elif name == "copy_" and first is not None and isinstance(args[1], torch.Tensor):
-            if self.ref(args[1]) is not None:
-                self.add({"step": "copy", "into": self.spec(first), "from": self.spec(args[1])})
-                return
-        elif name in COPIES and first is not None and len(made) == 1:
-            if self.ref(first) is not None:
-                self.add({"step": "copy", "into": self.spec(made[0]), "from": self.spec(first)})
-                return
+        steps = self.data_movement(name, args, kwargs, made)
+        if steps is not None:
+            for step in steps:
+                self.add(step)
+            return
         # anything else is computed on the host: the judge cannot repeat it, and what it wrote
         # is unknown to the judge (new tensors start unknown; written ones are marked so)
         self.note_computed(name)
+        new = {id(t) for t in made}
         for t in tensors_in(out):
-            if t not in made and self.ref(t) is not None:
+            if id(t) not in new and self.ref(t) is not None:
                 self.add({"step": "host_wrote", "into": self.spec(t)})
+
+    def data_movement(self, name: str, args: tuple, kwargs: dict, made: list) -> list | None:
+        """The steps that repeat this operation on the judge's buffers: an allocation, a fill
+        with a plain number, a copy between tensors the judge knows. None if it computes."""
+        first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        second = args[1] if len(args) > 1 else None
+        if name in ALLOCATIONS:
+            value = ALLOCATIONS[name]
+            if value is None:
+                return []
+            if isinstance(value, str):  # full(): the value is an argument
+                value = plain_number(kwargs.get(value, second))
+            return None if value is None else [self.fill(t, value) for t in made]
+        if name in ("fill_", "zero_") and first is not None:
+            value = 0 if name == "zero_" else plain_number(second)
+            return None if value is None else [self.fill(first, value)]
+        if name == "copy_" and first is not None and isinstance(second, torch.Tensor):
+            return [self.copy(first, second)] if self.ref(second) is not None else None
+        if name in COPIES and first is not None and len(made) == 1:
+            return [self.copy(made[0], first)] if self.ref(first) is not None else None
+        return None
+
+    def fill(self, into: torch.Tensor, value) -> dict:
+        return {"step": "fill", "into": self.spec(into), "value": value}
+
+    def copy(self, into: torch.Tensor, source: torch.Tensor) -> dict:
+        return {"step": "copy", "into": self.spec(into), "from": self.spec(source)}
 
     # -- launches ----------------------------------------------------------------------------
 

@@ -143,7 +143,7 @@ FAMILIES = {"typing_extensions": ("typing_extensions", "typing")}
 PLAIN = (bool, int, float, complex, str, bytes, type(None))
 
 # ---------------------------------------------------------------------------------------------
-# What the compile-only kernel module may contain
+# What the kernel module (run and compiled by the judge) may contain
 # ---------------------------------------------------------------------------------------------
 
 KERNEL_HEADER = "import triton; import triton.language as tl"
@@ -707,12 +707,12 @@ class HostCheck(ast.NodeVisitor):
 
 
 # ---------------------------------------------------------------------------------------------
-# kernel_module(): the compile-only module
+# kernel_module(): the module of kernels the judge runs
 # ---------------------------------------------------------------------------------------------
 
 
 class KernelModule:
-    """Builds the text of the compile-only module, statement by statement, each on its
+    """Builds the text of the kernel module, statement by statement, each on its
     original lines where it can be, so that the compiler's messages point at the learner's."""
 
     def __init__(self, source: LearnerSource):
@@ -753,7 +753,7 @@ class KernelModule:
         return self.text(), sorted(self.findings, key=lambda f: f.line)
 
     def leave_out(self, line: int, what: str, why: str) -> None:
-        self.findings.append(Finding(line, f"left {what} out of the compile check: it {why}"))
+        self.findings.append(Finding(line, f"left {what} out of the kernels the judge runs: it {why}"))
 
     def segment(self, node: ast.AST) -> str:
         return ast.get_source_segment(self.source.text, node)
@@ -950,7 +950,7 @@ class KernelModule:
         if root in self.constants or root in KERNEL_BUILTINS:
             return None
         if root in self.jit_defs:
-            return f"calls {root}, which was left out of the compile check"
+            return f"calls {root}, which was left out of the kernels the judge runs"
         if root in self.host_functions:
             return f"calls {root}, which is not @triton.jit"
         if root in self.left_out_values:

@@ -175,10 +175,10 @@ class Reader:
             scope[stmt.name] = UNKNOWN if stmt.decorator_list else Function(stmt)
         elif isinstance(stmt, ast.Return):
             raise Return(self.expression(stmt.value, scope) if stmt.value else None)
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            pass  # a docstring
-        elif isinstance(stmt, ast.Pass):
-            pass
+        elif isinstance(stmt, ast.Pass) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        ):
+            pass  # a docstring, or nothing
         else:
             for name in bound_names(stmt):
                 scope[name] = UNKNOWN

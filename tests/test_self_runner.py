@@ -84,3 +84,23 @@ def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["InterpretedFunction"]
+
+
+SEED_OF_A_JUDGE = "from drills import testing; print(testing.generator(3).initial_seed())"
+
+
+def test_each_judge_draws_its_inputs_from_a_fresh_seed_unless_told_one():
+    def seed(**env) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", SEED_OF_A_JUDGE],
+            cwd=catalog.ROOT,
+            env={k: v for k, v in os.environ.items() if k != "DRILLS_SEED"} | env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return int(done.stdout.split()[-1])
+
+    assert seed() != seed()  # a file cannot know the inputs of the next grade
+    assert seed(DRILLS_SEED="7") == seed(DRILLS_SEED="7") == 7 * 1000 + 3

@@ -606,7 +606,7 @@ CORRECT = {
 
 @pytest.mark.parametrize("name", CORRECT)
 def test_correct_code_in_other_styles_reads_as_clean(tmp_path, name):
-    text, entry = CORRECT[name]
+    text, _ = CORRECT[name]
     learner_source = learner(tmp_path, text)
     findings = learner_source.escapes()
     assert findings == [], "\n".join(map(str, findings))
@@ -668,7 +668,7 @@ def test_kernels_that_reach_outside_triton_language_are_left_out(tmp_path, line,
     kernel_text, findings = learner(tmp_path, text).kernel_module()
     assert "def add_kernel" not in kernel_text
     assert len(findings) == 1 and findings[0].line == BASE.split("\n").index(first_line) + 1
-    assert findings[0].what.startswith(f"left add_kernel out of the compile check: it {why}")
+    assert findings[0].what.startswith(f"left add_kernel out of the kernels the judge runs: it {why}")
 
 
 def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):
@@ -676,7 +676,7 @@ def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):
     text = BASE.replace("@triton.jit", bad).replace("    offs = ", "    bad()\n    offs = ", 1)
     kernel_text, findings = learner(tmp_path, text).kernel_module()
     assert "def " not in kernel_text
-    assert "it calls bad, which was left out of the compile check" in str(findings[-1])
+    assert "it calls bad, which was left out of the kernels the judge runs" in str(findings[-1])
 
 
 @pytest.mark.parametrize(
@@ -704,7 +704,7 @@ def test_kernels_with_unsafe_defaults_or_annotations_are_left_out(tmp_path, sign
     """
     kernel_text, findings = learner(tmp_path, text).kernel_module()
     assert "def k" not in kernel_text and "ANSWER" not in kernel_text
-    assert [f.what.split(":")[0] for f in findings] == ["left k out of the compile check"]
+    assert [f.what.split(":")[0] for f in findings] == ["left k out of the kernels the judge runs"]
 
 
 def test_only_triton_math_imports_and_safe_constants_are_kept(tmp_path):
@@ -747,7 +747,7 @@ def test_only_triton_math_imports_and_safe_constants_are_kept(tmp_path):
         assert absent not in kernel_text
     assert [str(f) for f in findings] == [
         (
-            "line 7: left this import out of the compile check: it reaches os through "
+            "line 7: left this import out of the kernels the judge runs: it reaches os through "
             "triton.runtime.driver"
         )
     ]

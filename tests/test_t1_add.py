@@ -21,7 +21,6 @@ from drills.testing import (
     big_gpu_memory,
     check,
     check_allocates,
-    device,
     generator,
     needs_gpu,
     run_case,

@@ -1,0 +1,81 @@
+"""The repo's own tests of drills/source_configs.py: the judge reads a kernel's autotune
+configs from the source, the way the file builds them, and gives up (None) rather than run
+anything it does not evaluate itself."""
+
+import ast
+
+import pytest
+
+from drills import catalog
+from drills.source_configs import autotune_configs
+
+ROOT = catalog.ROOT
+T4_FILES = [
+    ROOT / "solutions" / "t4_matmul.py",
+    ROOT / "drills" / "stubs" / "t4_matmul.py",
+    *sorted((ROOT / "tests" / "positives" / "t4_matmul").glob("*.py")),
+]
+HEADER = "import os\nimport itertools\nimport triton\nimport triton.language as tl\n"
+KERNEL = "\n@triton.autotune(configs={configs}, key=['n'])\n@triton.jit\ndef k(x, n, B: tl.constexpr):\n    pass\n"
+
+
+def configs_of(body: str, configs: str = "CONFIGS"):
+    return autotune_configs(ast.parse(HEADER + body + KERNEL.format(configs=configs)), "k")
+
+
+@pytest.mark.parametrize("interpreting", ["1", "0"])
+@pytest.mark.parametrize("path", T4_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_t4_file_of_the_repo_has_its_configs_read(path, interpreting, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", interpreting)
+    configs = autotune_configs(ast.parse(path.read_text()), "matmul_kernel")
+    assert configs, path
+    # one small config on the interpreter, the GPU list otherwise: the file's own choice
+    assert (len(configs) == 1) == (interpreting == "1")
+
+
+def test_comprehensions_products_functions_and_conditions_are_evaluated():
+    body = (
+        "def gpu(stages=3):\n"
+        "    return [triton.Config({'B': b}, num_warps=w, num_stages=stages)\n"
+        "            for b, w in itertools.product([32, 64], [4, 8]) if b * w < 512]\n"
+        "if os.environ.get('NO_SUCH_VARIABLE_HERE'):\n"
+        "    CONFIGS = []\n"
+        "else:\n"
+        "    CONFIGS = gpu(4)\n"
+    )
+    configs = configs_of(body)
+    assert [(c.kwargs["B"], c.num_warps, c.num_stages) for c in configs] == [
+        (32, 4, 4),
+        (32, 8, 4),
+        (64, 4, 4),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "CONFIGS = [triton.Config({'B': 32}, pre_hook=print)]",  # a hook is host code
+        "CONFIGS = make_them()",  # a function the file does not define
+        "CONFIGS = [triton.Config({'B': b}) for b in range(10**9)]",  # too long to make
+        "CONFIGS = [triton.Config({'B': 32})] * 10**6",
+        "CONFIGS = __import__('os').system('true')",
+        "CONFIGS = [triton.Config({'B': open('/etc/passwd').read()})]",
+        "import json\nCONFIGS = json.loads('[]')",  # a module it does not evaluate
+        "CONFIGS = [c for c in triton.runtime.driver.active.configs]",
+    ],
+)
+def test_what_it_does_not_evaluate_leaves_the_list_unread(body):
+    assert configs_of(body) is None
+
+
+def test_a_kernel_without_autotune_has_no_configs_to_read():
+    tree = ast.parse(HEADER + "@triton.jit\ndef k(x):\n    pass\n")
+    assert autotune_configs(tree, "k") is None
+
+
+def test_the_environment_read_is_the_judges(monkeypatch):
+    body = "CONFIGS = [triton.Config({'B': int(os.getenv('DRILLS_TEST_BLOCK', '16'))})]"
+    monkeypatch.setenv("DRILLS_TEST_BLOCK", "64")
+    assert configs_of(body)[0].kwargs == {"B": 64}
+    monkeypatch.delenv("DRILLS_TEST_BLOCK")
+    assert configs_of(body)[0].kwargs == {"B": 16}
