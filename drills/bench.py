@@ -49,7 +49,7 @@ class Bench:
     torch_name: str  # "torch.add", "cuBLAS (torch.matmul)"
     unit: str  # "GB/s" or "TFLOP/s"
     work: Callable[[Shape], float]  # bytes moved, or floating-point operations, per call
-    tolerance: Callable[[Shape], object]  # drills.testing.Tolerance for the gate
+    tolerance: Callable[[Shape], object]  # drills.judge.testing.Tolerance for the gate
     size_name: str = "size"  # what Shape.size counts, for the plot's axis
     reference: str = ""  # the reference to time, a file of solutions/ (the drill's by default)
 
@@ -146,7 +146,7 @@ def load_bench(drill: catalog.Drill) -> Bench | None:
 def _gate(fn, torch_fn, args, tolerance) -> str:
     """ "ok" when fn matches torch on these inputs, else why it does not."""
     from drills import NotStarted
-    from drills.testing import compare
+    from drills.judge.testing import compare
 
     try:
         got = fn(*args)
@@ -159,8 +159,8 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
 
 
 def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -> list[Row]:
+    from drills.judge.plugin import source_file
     from drills.loading import ImplImportError, load
-    from drills.pytest_plugin import source_file
 
     bench = load_bench(drill)
     if bench is None:

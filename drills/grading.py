@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from drills import catalog, processes
-from drills.pytest_plugin import CASE_LIMIT, source_file
+from drills.judge.plugin import CASE_LIMIT, source_file
 
 # Seconds a drill may take in all.
 DRILL_LIMIT = {"interpreter": 150, "gpu": 600}

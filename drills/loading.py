@@ -1,6 +1,6 @@
 """Importing a drill file into this process: for the benchmark and the repo's own tests only.
 
-Grading never does this (the judge runs learner code in a runner, see drills.remote). The
+Grading never does this (the judge runs learner code in a runner, see drills.judge.remote). The
 benchmark does, on purpose: it times the learner's kernel, trusted or not, beside the reference
 and torch, and a time is never a grade.
 """

@@ -160,7 +160,7 @@ def _next_after_a_pass(
     )
 
 
-# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.testing.run_case)
+# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.judge.testing.run_case)
 _CASE = re.compile(r"case ([^:]*): ")
 
 

@@ -11,7 +11,7 @@ function on views of them, and writes down what the call asks for: every kernel 
 movement around the launches (allocations, fills, copies). Every other torch operation is
 written down as host computation, and what it wrote as unknown. The judge then runs the
 learner's kernels itself, from its own reading of the file, on its own inputs, following that
-record (drills/executor.py): nothing the host code computes reaches a buffer that is graded.
+record (drills/judge/executor.py): nothing the host code computes reaches a buffer that is graded.
 
 Standard library, torch, triton and numpy only: this file must not import the `drills` package.
 

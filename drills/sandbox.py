@@ -1,7 +1,7 @@
 """`grader.py --sandbox`: what an instructor's deployment adds around the runners.
 
 Every runner already runs, where the machine allows it, in namespaces of its own (see
-drills.remote.confinement: no view of other processes, a read-only repository without
+drills.judge.remote.confinement: no view of other processes, a read-only repository without
 solutions/ and tests/, no capabilities). The sandbox adds:
 
 - When the grader runs as root, runners run as an unprivileged user (nobody), and solutions/
@@ -35,7 +35,7 @@ class Confinement:
     _modes: dict[str, int] = field(default_factory=dict)
 
     def runner_settings(self, drill_limit: float) -> dict:
-        """What the judge passes on to its runners (drills.remote.Sandbox)."""
+        """What the judge passes on to its runners (drills.judge.remote.Sandbox)."""
         return {
             "user": list(self.user) if self.user else None,
             "cpu_seconds": int(drill_limit * 4),  # CPU seconds: several threads count at once
@@ -85,7 +85,7 @@ class Confinement:
 
 def confine() -> Confinement:
     """Set up what this machine allows, and say what it does not."""
-    from drills.remote import confinement as namespaces
+    from drills.judge.remote import confinement as namespaces
 
     confinement = Confinement()
     if not namespaces():

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from drills import bench, catalog, runtime
-from drills.testing import TOLERANCES
+from drills.judge.testing import TOLERANCES
 
 VERSIONS = {"gpu": "test GPU", "torch": "t", "triton": "tr", "python": "p"}
 N = 1024

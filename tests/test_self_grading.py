@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from drills import catalog, grading, report, runtime, testing
-from drills.testing import Hints, explain
+from drills import catalog, grading, report, runtime
+from drills.judge import testing
+from drills.judge.testing import Hints, explain
 
 ROOT = catalog.ROOT
 NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))

@@ -69,7 +69,7 @@ def test_stub_mirrors_solution(drill):
 
 def test_t4_lesson_pictures_match_the_reference_helper():
     """The lesson's pid pictures are what the reference's grouped_tile computes."""
-    from drills.remote import LearnerCode
+    from drills.judge.remote import LearnerCode
     from tests.test_t4_matmul import pid_grid
 
     solution = LearnerCode(

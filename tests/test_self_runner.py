@@ -73,7 +73,7 @@ def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():
         [
             sys.executable,
             "-c",
-            "import drills.pytest_plugin, triton.language as tl; print(type(tl.cdiv).__name__)",
+            "import drills.judge.plugin, triton.language as tl; print(type(tl.cdiv).__name__)",
         ],
         cwd=catalog.ROOT,
         env={k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"},
@@ -86,7 +86,7 @@ def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():
     assert done.stdout.split() == ["InterpretedFunction"]
 
 
-SEED_OF_A_JUDGE = "from drills import testing; print(testing.generator(3).initial_seed())"
+SEED_OF_A_JUDGE = "from drills.judge import testing; print(testing.generator(3).initial_seed())"
 
 
 def test_each_judge_draws_its_inputs_from_a_fresh_seed_unless_told_one():

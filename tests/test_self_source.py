@@ -1,4 +1,4 @@
-"""drills.source: what the judge learns from a learner's file without running it.
+"""drills.judge.source: what the judge learns from a learner's file without running it.
 
 Every correct file in the repository (solutions, stubs, positive controls) must read as clean,
 whatever style it is written in; every way out of the host function that the judge knows of
@@ -18,7 +18,8 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.runtime.jit import JITFunction
 
-from drills import catalog, source
+from drills import catalog
+from drills.judge import source
 
 ROOT = Path(__file__).resolve().parent.parent
 # the drills' references, as the grader reads them (not t4_matmul_persistent.py: it is the
@@ -128,7 +129,7 @@ def test_the_interpreter_changes_no_verdict():
     """Under TRITON_INTERPRET=1 triton.language's own @jit functions are the interpreter's
     wrappers: the judge must still read the same files the same way."""
     script = (
-        "import sys; from pathlib import Path; from drills import source\n"
+        "import sys; from pathlib import Path; from drills.judge import source\n"
         "for name in sys.argv[1:]:\n"
         "    s = source.read(Path(name), name)\n"
         "    print(name, s.escapes(), s.kernel_module()[1])\n"
@@ -280,7 +281,7 @@ HOSTILE = [
     ("import numpy as np", "imports numpy"),
     ("import solutions.t1_add", "imports solutions.t1_add"),
     ("from solutions import t1_add", "imports solutions"),
-    ("from drills.testing import watch", "imports drills.testing"),
+    ("from drills.judge.testing import watch", "imports drills.judge.testing"),
     ("from drills import NotStarted, testing", "imports from drills"),
     ("from . import t1_add", "imports ."),
     ("import builtins", "imports builtins"),

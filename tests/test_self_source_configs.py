@@ -1,4 +1,4 @@
-"""The repo's own tests of drills/source_configs.py: the judge reads a kernel's autotune
+"""The repo's own tests of drills/judge/source_configs.py: the judge reads a kernel's autotune
 configs from the source, the way the file builds them, and gives up (None) rather than run
 anything it does not evaluate itself."""
 
@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from drills import catalog
-from drills.source_configs import autotune_configs
+from drills.judge.source_configs import autotune_configs
 
 ROOT = catalog.ROOT
 T4_FILES = [

@@ -10,8 +10,8 @@ import torch
 import triton
 
 from drills import catalog, runtime
+from drills.judge.testing import device, needs_gpu
 from drills.loading import load
-from drills.testing import device, needs_gpu
 
 # triton 3.4 and 3.5's interpreter checked a descriptor's strides in elements, not bytes
 OLD_INTERPRETER = tuple(int(x) for x in triton.__version__.split(".")[:2]) < (3, 6)

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from drills.bench import Bench, Shape
-from drills.gpu_compile import check_compiles
-from drills.testing import (
+from drills.judge.gpu_compile import check_compiles
+from drills.judge.testing import (
     DTYPE_NAMES,
     TOLERANCES,
     Case,

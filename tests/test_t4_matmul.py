@@ -14,9 +14,9 @@ import torch
 
 from drills import runtime
 from drills.bench import Bench, Shape
-from drills.gpu_compile import check_compiles
-from drills.remote import LearnerError
-from drills.testing import (
+from drills.judge.gpu_compile import check_compiles
+from drills.judge.remote import LearnerError
+from drills.judge.testing import (
     Case,
     Guarded,
     Hints,

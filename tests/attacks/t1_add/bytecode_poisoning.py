@@ -1,9 +1,10 @@
 """Bytecode-cache poisoning: leave every .py file of the grader byte-identical, and write
-instead, in drills/__pycache__, .pyc files for pytest_plugin.py and grading.py compiled from a
-tampered copy of the source: Python's own (stamped with the real source's mtime and size, the
-only two things its import checks) and pytest's assertion-rewriting cache, which pytest reads
-for plugins given with -p (stamped with the real source's hash, which anyone can compute). So
-every later import of drills.pytest_plugin (a resumed suite, a later run) and drills.grading
+instead, in drills/__pycache__ and drills/judge/__pycache__, .pyc files for judge/plugin.py
+and grading.py compiled from a tampered copy of the source: Python's own (stamped with the
+real source's mtime and size, the only two things its import checks) and pytest's
+assertion-rewriting cache, which pytest reads for plugins given with -p (stamped with the real
+source's hash, which anyone can compute). So
+every later import of drills.judge.plugin (a resumed suite, a later run) and drills.grading
 runs the tampered code: every result streamed as "passed", every check and drill counted as
 passed. A hash check of the .py files sees nothing; PYTHONDONTWRITEBYTECODE does not stop
 Python from reading a .pyc that is there.
@@ -29,7 +30,7 @@ import triton
 import triton.language as tl
 
 PATCHES = {
-    "pytest_plugin.py": """
+    "judge/plugin.py": """
 
 _POISONED = "drills-attack-poisoned"
 _real_emit = _emit

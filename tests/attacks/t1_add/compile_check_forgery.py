@@ -1,5 +1,5 @@
 """Compile-check forgery: today's compile check imports this file in a child process
-(`python -m drills.gpu_compile FILE`, launches as JSON on stdin, failures as JSON on stdout).
+(`python -m drills.judge.gpu_compile FILE`, launches as JSON on stdin, failures as JSON on stdout).
 At import, if the command line names gpu_compile, or the process looks like that child (no
 TRITON_INTERPRET and no GPU), print "[]" ("no failures") and exit 0.
 
@@ -20,7 +20,7 @@ import triton.language as tl
 
 
 def _looks_like_compile_child() -> bool:
-    if any(arg.endswith("gpu_compile.py") or arg == "drills.gpu_compile" for arg in sys.argv):
+    if any(arg.endswith("gpu_compile.py") or arg == "drills.judge.gpu_compile" for arg in sys.argv):
         return True
     interpreting = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
     return not interpreting and not torch.cuda.is_available()

@@ -2,7 +2,7 @@
 from the working directory or the judge's (/proc/<ppid>/cwd), walking up to a folder holding
 grader.py) and edit it so that every later grading passes:
 
-- drills/pytest_plugin.py gets an `_emit` that turns every streamed result into "passed";
+- drills/judge/plugin.py gets an `_emit` that turns every streamed result into "passed";
 - drills/__init__.py gets code that, in any later process, makes drills.grading count every
   check as passed and every drill as passed (the parent grader of a later run, stubs included);
 - tests/conftest.py and a root conftest.py get a makereport hook that passes every test.
@@ -113,7 +113,7 @@ def _tamper() -> bool:
     """True when something was changed now (not by an earlier import)."""
     changed = False
     for root in _roots():
-        changed |= _append(os.path.join(root, "drills", "pytest_plugin.py"), PLUGIN_PATCH)
+        changed |= _append(os.path.join(root, "drills", "judge", "plugin.py"), PLUGIN_PATCH)
         changed |= _append(os.path.join(root, "drills", "__init__.py"), INIT_PATCH)
         conftests = (os.path.join(root, "tests", "conftest.py"), os.path.join(root, "conftest.py"))
         for conftest in conftests:

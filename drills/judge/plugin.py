@@ -24,8 +24,9 @@ from drills import runtime
 
 runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torch
 
-from drills import catalog, processes, testing
-from drills.remote import LearnerCode, LearnerError, Sandbox
+from drills import catalog, processes
+from drills.judge import testing
+from drills.judge.remote import LearnerCode, LearnerError, Sandbox
 
 # Seconds. A correct case takes a few seconds on the interpreter (16 x 16 tiles, the smallest
 # tl.dot allows, under 10 s on a loaded 2-core machine); a GPU may compile (and autotune) for a

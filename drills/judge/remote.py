@@ -5,7 +5,7 @@ The judge never imports a learner's file. `LearnerCode` stands for it in the gra
 call of the learner's host function goes first to a runner (drills/runner.py, untrusted), which
 has imported a private copy of the file and nothing of the repository, and calls the function
 on stand-ins of the judge's buffers; it answers with a record of the launches and the data
-movement the call asked for. The record then goes to the executor (drills/executor.py, the
+movement the call asked for. The record then goes to the executor (drills/judge/executor.py, the
 judge's), which runs the learner's kernels, read from the judge's own vetting of the file, on
 the judge's real buffers, shared with it alone. The judge grades those buffers.
 """
@@ -29,10 +29,11 @@ import torch
 
 from drills import catalog, processes, runtime
 from drills.errors import explain
-from drills.source import LearnerSource, SourceError
-from drills.source import read as read_source
+from drills.judge.source import LearnerSource, SourceError
+from drills.judge.source import read as read_source
 
-RUNNER_SCRIPT = Path(__file__).with_name("runner.py")
+# the untrusted side: the only file beside the judge's package that a runner runs
+RUNNER_SCRIPT = Path(__file__).resolve().parent.parent / "runner.py"
 MAX_REPLY = 4 << 20
 # Seconds for a runner to import torch, triton and the learner's file.
 START_LIMIT = {"interpreter": 90, "gpu": 240}
@@ -397,7 +398,7 @@ class Executor(Child):
 
     def popen(self, fd: int) -> subprocess.Popen:
         return subprocess.Popen(
-            [*confinement(), sys.executable, "-B", "-m", "drills.executor", str(fd)],
+            [*confinement(), sys.executable, "-B", "-m", "drills.judge.executor", str(fd)],
             cwd=catalog.ROOT,
             env=dict(os.environ),
             stdin=subprocess.DEVNULL,

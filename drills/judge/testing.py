@@ -22,7 +22,7 @@ import torch
 
 from drills import runtime
 from drills.errors import explain  # noqa: F401 - the suites' import of it
-from drills.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
+from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
 
 def check(name: str, points: int):

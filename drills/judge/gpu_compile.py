@@ -7,9 +7,9 @@ GPU and no driver, so the judge compiles every kernel launch a case made, with t
 argument types, constexprs and launch options.
 
 The judge compiles from its own reading of the learner's file: the @triton.jit functions and
-the constants they use (drills.source.kernel_module), never the file's other code. That takes a
+the constants they use (drills.judge.source.kernel_module), never the file's other code. That takes a
 process with the interpreter off (with it on, triton.language's own helpers are interpreted
-functions the compiler cannot use): `python -m drills.gpu_compile`, one per judge, reading one
+functions the compiler cannot use): `python -m drills.judge.gpu_compile`, one per judge, reading one
 request per line on stdin and answering one line of errors. The launches to compile come from
 the runner; they only choose what to compile.
 """
@@ -80,7 +80,7 @@ def constexpr_value(value):
 
 class KernelModule:
     """The learner's @triton.jit functions (the vetted text of kernel_module), made into a
-    module: compiled here, run by drills.executor."""
+    module: compiled here, run by drills.judge.executor."""
 
     def __init__(self, text: str, shown_as: str, left_out: list[str]):
         import linecache
@@ -92,7 +92,7 @@ class KernelModule:
         lines = text.splitlines(keepends=True)
         linecache.cache[self.filename] = (len(text), None, lines, self.filename)
         namespace: dict = {"__name__": "learner_kernels"}
-        exec(compile(text, self.filename, "exec"), namespace)  # noqa: S102 - drills.source vetted it
+        exec(compile(text, self.filename, "exec"), namespace)  # noqa: S102 - drills.judge.source vetted it
         self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
 
     def compile(self, launch: dict) -> str | None:
@@ -135,12 +135,12 @@ def _is_jit(value) -> bool:
 
 
 class Compiler:
-    """A `python -m drills.gpu_compile` process of the judge's, kept for its requests."""
+    """A `python -m drills.judge.gpu_compile` process of the judge's, kept for its requests."""
 
     def __init__(self):
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         self.process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "drills.gpu_compile"],
+            [sys.executable, "-B", "-m", "drills.judge.gpu_compile"],
             cwd=catalog.ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -192,7 +192,7 @@ def failures(code, launches: list) -> list[str]:
 
 
 def check_compiles(case) -> None:
-    """Fail the test unless the case (a drills.testing.Case) passes and every kernel it launches
+    """Fail the test unless the case (a drills.judge.testing.Case) passes and every kernel it launches
     compiles for a GPU: the points are for a working kernel that a GPU would also accept.
 
     On a GPU, launching compiles for real, so running the case is the check. On the
@@ -201,7 +201,7 @@ def check_compiles(case) -> None:
     import pytest
 
     from drills import runtime
-    from drills.testing import failure, watch
+    from drills.judge.testing import failure, watch
 
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)

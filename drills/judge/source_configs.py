@@ -391,9 +391,10 @@ class Reader:
         """Iterators become lists, so that a value can be used twice; only plain values."""
         if isinstance(value, range) and len(value) > MAX_ITEMS:
             raise Unreadable("a range too long")
-        if isinstance(value, (range, zip, enumerate, map, filter, reversed)):
-            value = list(value)
-        elif type(value).__name__ in ("dict_items", "dict_keys", "dict_values"):
+        views = ("dict_items", "dict_keys", "dict_values")
+        if isinstance(value, (range, zip, enumerate, map, filter, reversed)) or (
+            type(value).__name__ in views
+        ):
             value = list(value)
         if isinstance(value, (list, tuple)) and len(value) > MAX_ITEMS:
             raise Unreadable("a list too long")

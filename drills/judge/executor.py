@@ -1,7 +1,7 @@
 """The judge's executor: the one process that runs a learner's kernels for a grade.
 
 Trusted. It runs the @triton.jit functions of the judge's own reading of the learner's file
-(drills.source.kernel_module: nothing in it reaches outside triton.language), never the file
+(drills.judge.source.kernel_module: nothing in it reaches outside triton.language), never the file
 itself, on the judge's buffers for one case, shared with it (memfd on the CPU, CUDA IPC on a
 GPU). It follows the record a runner made of the learner's host function (drills/runner.py):
 allocations, fills and copies are done as recorded, every launch is run here, and what host
@@ -9,7 +9,7 @@ code computed is marked unknown (NaN). So a buffer the judge grades holds only w
 learner's kernels wrote into it, from the judge's inputs.
 
 A process of its own, so that an endless loop, a crash or a GPU fault in a kernel costs one
-case, not the judge. `python -B -m drills.executor SOCKET_FD`; one JSON request per
+case, not the judge. `python -B -m drills.judge.executor SOCKET_FD`; one JSON request per
 SOCK_SEQPACKET message, with the file descriptors of CPU buffers attached, one JSON reply.
 
 On the interpreter it also watches every masked load, and reports those that read the padding
@@ -32,7 +32,7 @@ import torch
 import triton
 import triton.language as tl
 
-from drills.gpu_compile import KernelModule, constexpr_value
+from drills.judge.gpu_compile import KernelModule, constexpr_value
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ON_GPU = not INTERPRETING and torch.cuda.is_available()

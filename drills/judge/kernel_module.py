@@ -1,0 +1,289 @@
+"""kernel_module(): the learner's @triton.jit functions, with the triton and math imports and
+the constants they need, as a module of their own.
+
+The judge runs this module on its own buffers (drills/judge/executor.py) and compiles it for
+sm_90 (gpu_compile). Both run whatever Python callables a kernel body reaches (the interpreter
+runs kernel bodies as Python, triton's code generator calls them at compile time), so
+everything in it is vetted: nothing in it can run Python the learner chose.
+"""
+
+import ast
+import builtins
+import contextlib
+import re
+
+from drills.judge.names import (
+    host_chain_problem,
+    import_bindings,
+    is_module,
+    kernel_chain_problem,
+    name_chain,
+    words,
+)
+from drills.judge.source import Finding, LearnerSource, is_main_block
+
+# ---------------------------------------------------------------------------------------------
+# What the kernel module (run and compiled by the judge) may contain
+# ---------------------------------------------------------------------------------------------
+
+KERNEL_HEADER = "import triton; import triton.language as tl"
+KERNEL_BUILTINS = words(
+    "range min max len int float bool print isinstance zip enumerate tuple list abs round"
+)
+CONSTANT_CALLS = frozenset({"triton.language.constexpr", "triton.language.core.constexpr"})
+KEPT_JIT_OPTIONS = frozenset({"do_not_specialize", "do_not_specialize_on_alignment", "noinline"})
+# a string annotation triton reads as a type ("tl.constexpr", "*fp32"), never as code
+TYPE_STRING = re.compile(r"[\w.* ]*")
+
+# ---------------------------------------------------------------------------------------------
+# kernel_module(): the module of kernels the judge runs
+# ---------------------------------------------------------------------------------------------
+
+
+class KernelModule:
+    """Builds the text of the kernel module, statement by statement, each on its
+    original lines where it can be, so that the compiler's messages point at the learner's."""
+
+    def __init__(self, source: LearnerSource):
+        self.source = source
+        self.aliases = {"triton": "triton", "tl": "triton.language"}  # the header's
+        self.constants: set[str] = set()
+        self.left_out_values: set[str] = set()  # module-level values that are not constants
+        self.host_functions: set[str] = set()
+        self.jit_defs: dict[str, ast.FunctionDef] = {}
+        self.included: set[str] = set()
+        self.chunks: list[tuple[int, str]] = []  # (first line, text)
+        self.findings: list[Finding] = []
+
+    def build(self) -> tuple[str, list[Finding]]:
+        for stmt in self.source.tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self.add_import(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                self.add_assignment(stmt)
+            elif self.source.is_jit(stmt):
+                self.add_jit_def(stmt)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.host_functions.add(stmt.name)
+                self.constants.discard(stmt.name)
+            elif not is_main_block(stmt):  # if, for, with, try: what they bind is unknown
+                stored = {
+                    n.id
+                    for n in ast.walk(stmt)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                }
+                self.constants -= stored
+                self.left_out_values |= stored
+        self.drop_unsafe_bodies()
+        for name in sorted(self.included, key=lambda n: self.jit_defs[n].lineno):
+            fn = self.jit_defs[name]
+            self.chunks.append((fn.lineno - 1, self.decorator(fn)))
+            self.chunks.append((fn.lineno, ast.get_source_segment(self.source.text, fn)))
+        return self.text(), sorted(self.findings, key=lambda f: f.line)
+
+    def leave_out(self, line: int, what: str, why: str) -> None:
+        self.findings.append(Finding(line, f"left {what} out of the kernels the judge runs: it {why}"))
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.source.text, node)
+
+    def text(self) -> str:
+        """The chunks on their original lines (a chunk that would overlap the one before moves
+        down); the header joins the first line when that holds an import or a constant."""
+        chunks = sorted(self.chunks, key=lambda c: c[0])
+        if chunks and chunks[0][0] == 1 and not chunks[0][1].startswith("@"):
+            chunks[0] = (1, f"{KERNEL_HEADER}; {chunks[0][1]}")
+        else:
+            chunks.insert(0, (1, KERNEL_HEADER))
+        lines: list[str] = []
+        for line, text in chunks:
+            lines += [""] * (line - 1 - len(lines))
+            lines += text.split("\n")
+        return "\n".join(lines) + "\n"
+
+    def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        """Imports from triton and math, re-emitted as written; no others."""
+        bindings = import_bindings(stmt)
+        if not bindings or any(
+            path.split(".")[0] not in ("triton", "math") for _, path in bindings
+        ):
+            return
+        paths = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else []
+        paths += [path for _, path in bindings]
+        problem = next(filter(None, (host_chain_problem(p.split(".")) for p in paths)), None)
+        if problem:
+            self.leave_out(stmt.lineno, "this import", problem)
+            return
+        self.chunks.append((stmt.lineno, self.segment(stmt)))
+        self.aliases.update(bindings)
+
+    def add_assignment(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+        """A constant (X = 4, X = tl.constexpr(4), X: tl.constexpr = 4, X *= 2), if its value
+        is safe to compute; any other module-level value is left out."""
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        plain_targets = all(
+            isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store))
+            for t in targets
+            for n in ast.walk(t)
+        )
+        safe = (
+            plain_targets
+            and stmt.value is not None
+            and self.safe_value(stmt.value)
+            and (not isinstance(stmt, ast.AnnAssign) or self.safe_annotation(stmt.annotation))
+            and (not isinstance(stmt, ast.AugAssign) or set(names) <= self.constants)
+            and not set(names) & set(self.aliases)
+        )
+        if safe:
+            self.chunks.append((stmt.lineno, self.segment(stmt)))
+            self.constants |= set(names)
+            self.left_out_values -= set(names)
+        else:
+            self.constants -= set(names)
+            self.left_out_values |= set(names)
+
+    def safe_value(self, node: ast.expr) -> bool:
+        """Whether the judge may evaluate node: constants, arithmetic, earlier constants,
+        triton.language and math names, tl.constexpr(...) and math functions of those."""
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self.safe_value(e) for e in node.elts)
+        if isinstance(node, ast.UnaryOp):
+            return self.safe_value(node.operand)
+        if isinstance(node, ast.BinOp):
+            return self.safe_value(node.left) and self.safe_value(node.right)
+        if isinstance(node, ast.Call):
+            path = self.path(node.func)
+            if path:
+                callee = ".".join(path) in CONSTANT_CALLS or path[0] == "math"
+            else:
+                chain = name_chain(node.func)
+                callee = chain in (["float"], ["int"], ["bool"]) and chain[0] not in self.constants
+            return (
+                callee
+                and self.safe_value(node.func)
+                and all(self.safe_value(a) for a in [*node.args, *(k.value for k in node.keywords)])
+            )
+        if isinstance(node, ast.Name) and node.id not in self.aliases:
+            return node.id in self.constants or node.id in KERNEL_BUILTINS
+        path = self.path(node)
+        return bool(path) and kernel_chain_problem(path) is None and not is_module(path)
+
+    def safe_annotation(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return TYPE_STRING.fullmatch(node.value) is not None
+        return self.safe_value(node)
+
+    def path(self, node: ast.AST) -> list[str] | None:
+        parts = name_chain(node)
+        if not parts or parts[0] not in self.aliases:
+            return None
+        return self.aliases[parts[0]].split(".") + parts[1:]
+
+    def add_jit_def(self, fn: ast.FunctionDef) -> None:
+        """A kernel whose defaults and annotations are safe (they are evaluated when the module
+        is exec'd); its body is checked once every constant is known."""
+        self.jit_defs[fn.name] = fn
+        self.included.discard(fn.name)  # an earlier kernel of the same name is replaced
+        self.constants.discard(fn.name)
+        args = fn.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        for default in [*args.defaults, *filter(None, args.kw_defaults)]:
+            if not self.safe_value(default):
+                self.leave_out(
+                    default.lineno, fn.name, "has a default value that is not a constant"
+                )
+                return
+        for annotation in [a.annotation for a in every if a] + [fn.returns]:
+            if annotation and not self.safe_annotation(annotation):
+                self.leave_out(annotation.lineno, fn.name, "has an annotation that is not a type")
+                return
+        if fn.name in self.aliases:
+            self.leave_out(fn.lineno, fn.name, f"hides the module {fn.name}")
+            return
+        self.included.add(fn.name)
+
+    def decorator(self, fn: ast.FunctionDef) -> str:
+        """@triton.jit, with the options that only tune compilation, if given as literals."""
+        options = []
+        for d in fn.decorator_list:
+            if isinstance(d, ast.Call) and self.source.jit_decorator(d):
+                for k in d.keywords:
+                    with contextlib.suppress(ValueError, TypeError, SyntaxError, RecursionError):
+                        if k.arg in KEPT_JIT_OPTIONS:
+                            ast.literal_eval(k.value)  # raises unless it is a literal
+                            options.append(f"{k.arg}={ast.unparse(k.value)}")
+        return f"@triton.jit({', '.join(options)})" if options else "@triton.jit"
+
+    def drop_unsafe_bodies(self) -> None:
+        """Leave out kernels whose bodies fail the check, until none does (a kernel that calls
+        one left out is left out too)."""
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(self.included):
+                problem = self.body_problem(self.jit_defs[name])
+                if problem:
+                    self.leave_out(problem[0], name, problem[1])
+                    self.included.discard(name)
+                    changed = True
+
+    def body_problem(self, fn: ast.FunctionDef) -> tuple[int, str] | None:
+        """Whether the body can make triton's code generator run Python the learner chose.
+        The generator looks names up in the kernel's locals, then in this module (which holds
+        only vetted things), then in its own builtins; it calls whatever it finds."""
+        nodes = [n for stmt in fn.body for n in ast.walk(stmt)]
+        args = fn.args
+        local = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a}
+        local |= {
+            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        }
+        bases = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                return node.lineno, "imports a module"
+            if isinstance(node, ast.Name) and node.id.startswith("__"):
+                return node.lineno, f"reads {node.id}"
+            # the generator's own getattr, found even where a local of that name comes later
+            if isinstance(node, ast.Name) and node.id == "getattr":
+                return node.lineno, "uses getattr"
+            if isinstance(node, ast.Attribute) and node.attr[0] == "_":
+                return node.lineno, f"reads {node.attr}"
+        for node in nodes:
+            parts = name_chain(node) if id(node) not in bases else None
+            problem = parts and self.chain_problem(node, parts, local)
+            if problem:
+                return node.lineno, problem
+        return None
+
+    def chain_problem(self, node: ast.expr, parts: list[str], local: set[str]) -> str | None:
+        """A whole chain in a kernel body: a local (x.to), an import (tl.exp), a constant, a
+        kernel, or an allowed builtin. Imports are checked even where a local has the same
+        name: the generator finds the module until the local is assigned."""
+        root, dotted = parts[0], ".".join(parts)
+        stored = not isinstance(node.ctx, ast.Load)
+        if root in self.aliases:
+            path = self.path(node)
+            if stored:
+                return f"assigns to {'.'.join(path)}"
+            as_value = is_module(path) and f"passes the module {'.'.join(path)} around as a value"
+            return kernel_chain_problem(path) or as_value or None
+        if root in local:
+            return None
+        if stored:
+            return f"assigns to {dotted}"
+        if root in self.included:
+            return f"reads {dotted}, an attribute of a kernel" if len(parts) > 1 else None
+        if root in self.constants or root in KERNEL_BUILTINS:
+            return None
+        if root in self.jit_defs:
+            return f"calls {root}, which was left out of the kernels the judge runs"
+        if root in self.host_functions:
+            return f"calls {root}, which is not @triton.jit"
+        if root in self.left_out_values:
+            return f"reads {root}, a module-level value that is not a constant"
+        if hasattr(builtins, root):
+            return f"uses the builtin {root}"
+        return f"reads {root}, which is not defined"

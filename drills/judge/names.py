@@ -1,0 +1,317 @@
+"""What a dotted name in a learner's file reaches, read without running anything.
+
+The allowlists of host code and of kernels, and the resolution of chains of names
+(`tl.math.exp`, `torch.cuda.synchronize`) against the real, trusted modules: drills.judge.source,
+its reading of host code (host_reading) and its kernel module (kernel_module) all ask here.
+"""
+
+import ast
+import contextlib
+import importlib
+import inspect
+import sys
+import types
+
+import torch
+
+# ---------------------------------------------------------------------------------------------
+# What host code may use
+# ---------------------------------------------------------------------------------------------
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ALLOWED_IMPORTS = words(
+    "torch triton math functools itertools typing typing_extensions dataclasses collections "
+    "enum abc __future__ operator numbers logging warnings os"
+)
+# the trusted modules that chains of names are resolved against
+ROOTS: dict[str, types.ModuleType] = {}
+for _name in ALLOWED_IMPORTS:
+    with contextlib.suppress(ImportError):
+        ROOTS[_name] = importlib.import_module(_name)
+
+# Members of allowed modules that reach further than their module does: they evaluate strings
+# (get_type_hints) or get attributes by a string (attrgetter, methodcaller).
+DENIED_MEMBERS = {
+    "typing": words("get_type_hints evaluate_forward_ref"),
+    "typing_extensions": words("get_type_hints get_annotations evaluate_forward_ref"),
+    "operator": words("attrgetter methodcaller"),
+}
+# Allowed modules of which only a few members are allowed: logging's handlers hold open files
+# (and its config names arbitrary callables), warnings.formatwarning reads any file's lines.
+ALLOWED_MEMBERS = {
+    "logging": words(
+        "getLogger Logger LoggerAdapter NullHandler getLevelName debug info warning warn error "
+        "exception critical log DEBUG INFO WARNING WARN ERROR CRITICAL FATAL NOTSET"
+    ),
+    "warnings": words("warn catch_warnings simplefilter filterwarnings"),
+}
+
+# Builtins that run code, read files or frames, or reach attributes by a computed name.
+ESCAPE_BUILTINS = words(
+    "exec eval compile __import__ open globals locals vars breakpoint input setattr delattr "
+    "memoryview getattr"
+)
+READABLE_DUNDERS = frozenset({"__name__", "__file__", "__doc__"})
+WRITABLE_DUNDERS = frozenset({"__all__", "__version__", "__slots__", "__match_args__"})
+# Attributes starting with "_" reach interpreter internals (__globals__, __subclasses__,
+# torch._C). Triton's tutorial 02 calls kernel._init_handles() before reading kernel.n_regs, so
+# that one private name is allowed too.
+UNDERSCORE_OK = frozenset({"__name__", "__doc__", "__version__", "_init_handles"})
+# Attributes without an underscore that still reach internals: frames and code, a logger's
+# handlers (open files), storages made from files.
+INTERNAL_ATTRIBUTES = words(
+    "f_back f_globals f_locals f_builtins f_code tb_frame tb_next gi_frame cr_frame "
+    "ag_frame co_code gi_code cr_code ag_code handlers manager from_file from_buffer"
+)
+
+# torch: what a host function needs to allocate, describe and place tensors; nothing that
+# computes. torch.autograd.Function is there for Liger-style wrappers (its forward is the
+# learner's own code, checked like the rest).
+TORCH_NAMES = words(
+    "Tensor Size dtype device Generator empty empty_like empty_strided zeros zeros_like "
+    "full full_like ones ones_like is_tensor is_floating_point finfo iinfo "
+    "get_default_dtype promote_types result_type no_grad inference_mode get_device_module "
+    "memory_format contiguous_format preserve_format channels_last channels_last_3d layout "
+    "strided"
+)
+TORCH_DTYPES = frozenset(n for n, v in vars(torch).items() if isinstance(v, torch.dtype))
+TORCH_CUDA = words(
+    "is_available current_device device device_count get_device_properties "
+    "get_device_capability get_device_name current_stream synchronize Stream set_device "
+    "mem_get_info is_bf16_supported"
+)
+
+# Tensor methods that compute, whatever they are called on. Metadata, views, allocation and
+# conversions are not flagged (.to, .contiguous, .clone and .copy_ are left to the runtime
+# checks), nor are method names that dicts, lists, strings, sets and numbers also have
+# (kwargs.values(), shape.index(), s.split()); .add is flagged anyway, except on a set.
+TENSOR_SAFE = words(
+    "size stride dim ndim ndimension numel nelement element_size is_contiguous contiguous t "
+    "view view_as reshape reshape_as transpose permute unsqueeze squeeze expand expand_as "
+    "flatten unflatten as_strided narrow select split chunk unbind data_ptr get_device "
+    "storage_offset untyped_storage new_empty new_empty_strided new_zeros new_full new_ones "
+    "zero_ fill_ is_floating_point is_complex detach to type cuda clone copy_ pin_memory "
+    "float half bfloat16 double int long short bool"
+)
+PYTHON_METHODS = frozenset(
+    n for t in (dict, list, str, set, tuple, int, float, bytes) for n in dir(t) if n[0] != "_"
+)
+TENSOR_ALWAYS = words(
+    "numpy item tolist cpu apply_ map_ storage set_ resize_ share_memory_ backward "
+    "register_hook add"
+)
+TENSOR_COMPUTE = (
+    frozenset(n for n in dir(torch.Tensor) if n[0] != "_" and callable(getattr(torch.Tensor, n)))
+    - TENSOR_SAFE
+    - PYTHON_METHODS
+) | TENSOR_ALWAYS
+
+# triton: its entry points that compile or run arbitrary host code or files (the backends and
+# the driver's launcher_cls compile C made from their arguments; tl.str_to_ty evals part of its
+# argument), change triton's settings (knobs: launch hooks, cache directories) or write its
+# caches. A host function and a kernel need none of them. triton.tools.tensor_descriptor is the host half of tutorial 09's TMA kernels.
+TRITON_DENIED = words(
+    "compile compiler tools testing interpreter knobs build cache compile_module_from_src "
+    "compile_so_from_src str_to_ty backends launcher_cls"
+)
+JIT_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
+AUTOTUNE_DECORATORS = frozenset({"triton.autotune", "triton.runtime.autotuner.autotune"})
+# where the objects an allowed module offers may come from, when not from that module itself
+FAMILIES = {"typing_extensions": ("typing_extensions", "typing")}
+PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+# ---------------------------------------------------------------------------------------------
+# Names and chains of attributes
+# ---------------------------------------------------------------------------------------------
+
+
+def name_chain(node: ast.AST) -> list[str] | None:
+    """["tl", "math", "exp"] for tl.math.exp; None unless it is attributes of a plain name."""
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(attributes)] if isinstance(node, ast.Name) else None
+
+
+def walk(path: list[str], imports: bool = False) -> list[object]:
+    """The objects that path[:1], path[:2], ... name, for as long as they are modules. getattr
+    is only ever called on a trusted module, so nothing the learner chose runs; a name this
+    version lacks ends the walk (unknown names are accepted, not flagged). With imports, a
+    prefix that names a loaded module is that module, as an import finds it: there
+    triton.runtime.driver is a module, where getattr finds an object."""
+    if path[0] not in ROOTS:
+        return []
+    found = [ROOTS[path[0]]]
+    for i, name in enumerate(path[1:], start=2):
+        if not isinstance(found[-1], types.ModuleType):
+            break
+        module = sys.modules.get(".".join(path[:i])) if imports else None
+        try:
+            found.append(module or getattr(found[-1], name))
+        except Exception:  # noqa: BLE001 - a lazy attribute that fails to load is unknown too
+            break
+    return found
+
+
+def is_module(path: list[str]) -> bool:
+    return any(
+        len(found) == len(path) and isinstance(found[-1], types.ModuleType)
+        for found in (walk(path), walk(path, imports=True))
+    )
+
+
+def within(module: str, family: tuple[str, ...]) -> bool:
+    """Whether module is one of family or under one (_functools counts as functools)."""
+    module = module.lstrip("_")
+    return any(module == f.lstrip("_") or module.startswith(f.lstrip("_") + ".") for f in family)
+
+
+def home(obj: object) -> str:
+    """The module that defines obj (a function or class), or obj's class; read without running
+    any __getattr__ of obj's. For triton's wrappers of a function (JITFunction, and the
+    interpreter's InterpretedFunction), the function's."""
+    wrapped = inspect.getattr_static(obj, "fn", None)
+    obj = wrapped if isinstance(wrapped, types.FunctionType) else obj
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return obj.__module__ or ""
+    module = inspect.getattr_static(obj, "__module__", None)
+    return module if isinstance(module, str) else type(obj).__module__
+
+
+def strays(
+    path: list[str], modules: tuple[str, ...], objects: tuple[str, ...] = (), start: int = 0
+) -> str | None:
+    """Where a chain leaves its family, read as attributes or as an import: through a module
+    of another (tl.core.builtins), or at an object that another module defined and this one
+    only imported (tl.extra.modules, which is sys.modules). Plain values are anyone's."""
+    for found in (walk(path), walk(path, imports=True)):
+        for i, obj in enumerate(found[start:], start):
+            if isinstance(obj, types.ModuleType):
+                if not within(obj.__name__, modules):
+                    return f"reaches {obj.__name__} through {'.'.join(path[:i])}"
+            elif not isinstance(obj, PLAIN) and not within(home(obj), objects or modules):
+                return f"reaches {'.'.join(path[: i + 1])}, which comes from {home(obj)}"
+    return None
+
+
+def host_chain_problem(path: list[str], called: bool = False) -> str | None:
+    """What is wrong with host code using the dotted name `path` (rooted at an import)."""
+    hidden = next((p for p in path[1:] if p[0] == "_" and p not in UNDERSCORE_OK), None)
+    if hidden:
+        return f"reads {hidden}"
+    root = path[0]
+    if root == "torch":
+        return torch_problem(path, called)
+    if root == "triton":
+        return triton_problem(path)
+    if root == "os":
+        return os_problem(path)
+    if root == "drills":  # the stubs' one import
+        return None if path == ["drills", "NotStarted"] else f"imports {'.'.join(path)}"
+    if len(path) > 1 and path[1] in DENIED_MEMBERS.get(root, ()):
+        return f"uses {root}.{path[1]}"
+    if len(path) > 1 and root in ALLOWED_MEMBERS and path[1] not in ALLOWED_MEMBERS[root]:
+        return f"uses {root}.{path[1]}"
+    return strays(path, FAMILIES.get(root, (root,)))
+
+
+def torch_problem(path: list[str], called: bool) -> str | None:
+    if len(path) == 1:
+        return None
+    name, rest = path[1], path[2:]
+    if name in ("backends", "version"):
+        return strays(path, (f"torch.{name}",), objects=("torch",), start=1)
+    if name == "cuda":
+        allowed = not rest or rest[0] in TORCH_CUDA
+    elif name == "autograd":
+        allowed = rest[:1] == ["Function"]
+    elif name == "Tensor":
+        allowed = not rest or rest[0] not in TENSOR_COMPUTE
+    elif name == "Generator":  # for annotations and isinstance
+        allowed = bool(rest) or not called
+    else:
+        allowed = name in TORCH_NAMES or name in TORCH_DTYPES
+    return None if allowed else f"uses {'.'.join(path)}"
+
+
+def triton_problem(path: list[str]) -> str | None:
+    for i, name in enumerate(path):
+        if name in TRITON_DENIED and path[i : i + 2] != ["tools", "tensor_descriptor"]:
+            return f"uses {'.'.join(path[: i + 1])}"
+    return strays(path, ("triton",))
+
+
+def os_problem(path: list[str]) -> str | None:
+    if len(path) == 1 or path[1] in ("environ", "getenv"):
+        return None
+    if path[1] == "path":  # pure path helpers, as long as the chain stays in os.path
+        return strays(path, (ROOTS["os"].path.__name__, "genericpath"), start=1)
+    return f"uses {'.'.join(path[:2])}"
+
+
+def kernel_chain_problem(path: list[str]) -> str | None:
+    """What is wrong with a kernel (or a constant it reads) using the dotted name `path`: it
+    must stay inside triton.language or math (triton.cdiv and next_power_of_2 are plain
+    arithmetic)."""
+    hidden = next((p for p in path[1:] if p[0] == "_"), None)
+    if hidden:
+        return f"reads {hidden}"
+    if path[0] == "math":
+        return strays(path, ("math",))
+    if path[:2] == ["triton", "language"]:
+        # objects from triton.language, the compiler's enums (tl.PropagateNan), or the stand-ins
+        # the interpreter patches into triton.language while a kernel runs in this process
+        family = ("triton.language", "triton._C", "triton.runtime.interpreter")
+        return triton_problem(path) or strays(path, family[:1], objects=family, start=1)
+    if path in (["triton", "cdiv"], ["triton", "next_power_of_2"]):
+        return None
+    return f"uses {'.'.join(path)}, which is not part of triton.language"
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """(name bound, dotted path of what it names) for each name an import binds; a star
+    import of a trusted module binds the names that module exports."""
+    if isinstance(node, ast.Import):
+        return [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
+    if node.level:
+        return []
+    bindings = []
+    for a in node.names:
+        if a.name == "*":
+            parts = node.module.split(".")
+            found = walk(parts, imports=True)
+            if len(found) == len(parts):
+                module = found[-1]
+                exported = getattr(module, "__all__", None) or [
+                    n for n in dir(module) if n[0] != "_"
+                ]
+                bindings += [(n, f"{node.module}.{n}") for n in exported]
+        else:
+            bindings.append((a.asname or a.name, f"{node.module}.{a.name}"))
+    return bindings
+
+
+def import_problems(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """Why host code may not make this import."""
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            return [f"imports {'.' * node.level}{node.module or ''}"]
+        if node.module == "drills":
+            names = [(a.name, a.asname) for a in node.names]
+            return [] if names == [("NotStarted", None)] else ["imports from drills"]
+        modules = [node.module]
+    else:
+        modules = [a.name for a in node.names]
+    problems = [f"imports {m}" for m in modules if m.split(".")[0] not in ALLOWED_IMPORTS]
+    if problems:
+        return problems
+    if isinstance(node, ast.Import):  # `import torch.nn` binds torch, but loads torch.nn
+        paths = [m.split(".") for m in modules]
+    else:  # the names a star import binds are checked where they are used
+        paths = [[*node.module.split("."), a.name] for a in node.names if a.name != "*"]
+    return [p for p in map(host_chain_problem, paths) if p]

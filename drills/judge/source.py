@@ -1,0 +1,196 @@
+"""What the judge learns from a learner's file by reading it, never running it.
+
+The learner's file runs in a runner process that its own code can tamper with, so the judge
+(trusted) never imports it. `read()` parses it; `LearnerSource` answers from the text alone:
+
+- kernel_module(): the module of kernels the judge runs and compiles (drills.judge.kernel_module);
+- autotune_configs(): a kernel's autotune list (drills.judge.source_configs);
+- escapes(): what the host code does outside a kernel, as feedback (drills.judge.host_reading);
+- raises_not_started(), defines_function(), autotuned(), jit_function_names().
+"""
+
+import ast
+import tokenize
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from drills.judge.names import AUTOTUNE_DECORATORS, JIT_DECORATORS, import_bindings, name_chain
+
+# The checks below recurse through the syntax tree; no kernel file comes near this depth.
+MAX_DEPTH = 200
+
+
+class SourceError(Exception):
+    """The file cannot be read as Python; str() is the message for the learner."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.what}"
+
+
+def read(path: Path, shown_as: str) -> "LearnerSource":
+    """Parse a learner's file; SourceError says why it cannot be read."""
+    try:
+        with tokenize.open(path) as f:  # honours a coding cookie; newlines become "\n"
+            text = f.read()
+        # a name that is no file: else a syntax error quotes its line from the file of that name
+        tree = ast.parse(text, filename=f"<{shown_as}>")
+    except FileNotFoundError:
+        raise SourceError(f"{shown_as} does not exist") from None
+    except SyntaxError as e:
+        raise SourceError(
+            f"{shown_as} has a syntax error on line {e.lineno}: {e.msg}\n"
+            f"    {(e.text or '').rstrip()}"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise SourceError(f"{shown_as} cannot be read as Python: {e}") from None
+    if depth(tree) > MAX_DEPTH:
+        raise SourceError(f"{shown_as} nests expressions too deeply to be checked")
+    return LearnerSource(shown_as, text, tree)
+
+
+def depth(tree: ast.AST) -> int:
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        todo += [(child, level + 1) for child in ast.iter_child_nodes(node)]
+    return deepest
+
+
+def is_main_block(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":`, which runs only when the file is run as a script."""
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    if not isinstance(test, ast.Compare):
+        return False
+    sides = [test.left, *test.comparators]
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    values = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return [type(op) for op in test.ops] == [ast.Eq] and (names, values) == (
+        ["__name__"],
+        ["__main__"],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The learner's source
+# ---------------------------------------------------------------------------------------------
+
+
+class LearnerSource:
+    def __init__(self, shown_as: str, text: str, tree: ast.Module):
+        self.shown_as, self.text, self.tree = shown_as, text, tree
+
+    @cached_property
+    def aliases(self) -> dict[str, set[str]]:
+        """Each name an import binds anywhere in the file, with the dotted paths it may name."""
+        aliases: dict[str, set[str]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for name, path in import_bindings(node):
+                    aliases.setdefault(name, set()).add(path)
+        return aliases
+
+    def resolve(self, node: ast.AST) -> list[list[str]]:
+        """The dotted paths a chain rooted at an import may name (tl.exp: triton.language.exp)."""
+        parts = name_chain(node)
+        if not parts or parts[0] not in self.aliases:
+            return []
+        return [path.split(".") + parts[1:] for path in sorted(self.aliases[parts[0]])]
+
+    def is_jit(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.FunctionDef) and any(
+            self.jit_decorator(d) for d in node.decorator_list
+        )
+
+    def autotuned(self, name: str) -> bool:
+        """Whether the last top-level @triton.jit function `name` is under @triton.autotune."""
+        kernels = [s for s in self.tree.body if self.is_jit(s) and s.name == name]
+        return bool(kernels) and any(
+            ".".join(path) in AUTOTUNE_DECORATORS
+            for d in kernels[-1].decorator_list
+            for path in self.resolve(d.func if isinstance(d, ast.Call) else d)
+        )
+
+    def autotune_configs(self, name: str) -> list | None:
+        """The triton.Config list of `name`'s @triton.autotune, as the judge reads it from the
+        source (drills.judge.source_configs); None when it cannot be read without running code."""
+        from drills.judge.source_configs import autotune_configs
+
+        return autotune_configs(self.tree, name) if self.autotuned(name) else None
+
+    def jit_decorator(self, decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return any(".".join(path) in JIT_DECORATORS for path in self.resolve(target))
+
+    def host_statements(self) -> list[ast.stmt]:
+        return [s for s in self.tree.body if not is_main_block(s)]
+
+    @cached_property
+    def top_level(self) -> dict[str, list[ast.stmt]]:
+        """The statements that bind each top-level name: defs, classes and assignments."""
+        bindings: dict[str, list[ast.stmt]] = {}
+        for stmt in self.host_statements():
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [stmt.name]
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                names = [
+                    n.id
+                    for t in targets
+                    for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                ]
+            else:
+                continue
+            for name in names:
+                bindings.setdefault(name, []).append(stmt)
+        return bindings
+
+    def top_level_def(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        defs = [
+            s
+            for s in self.top_level.get(name, [])
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        return defs[-1] if defs else None
+
+    # -- the API ------------------------------------------------------------------------------
+
+    def escapes(self) -> list[Finding]:
+        from drills.judge.host_reading import HostCheck
+
+        check = HostCheck(self)
+        for stmt in self.host_statements():
+            check.visit(stmt)
+        return sorted(set(check.findings), key=lambda f: (f.line, f.what))
+
+    def defines_function(self, name: str) -> bool:
+        return name in self.top_level
+
+    def jit_function_names(self) -> list[str]:
+        return list(self.jit_names)
+
+    @cached_property
+    def jit_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.name for s in self.tree.body if self.is_jit(s)))
+
+    def raises_not_started(self, entry: str) -> bool:
+        fn = self.top_level_def(entry)
+        return fn is not None and any(
+            isinstance(s, ast.Raise)
+            and s.exc is not None
+            and name_chain(s.exc.func if isinstance(s.exc, ast.Call) else s.exc) == ["NotStarted"]
+            for s in fn.body
+        )
+
+    def kernel_module(self) -> tuple[str, list[Finding]]:
+        from drills.judge.kernel_module import KernelModule
+
+        return KernelModule(self).build()
