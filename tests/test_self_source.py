@@ -80,7 +80,12 @@ def left_out(learner_source: source.LearnerSource) -> str:
 
 
 # positives whose host code does on purpose what the reading points out (it is feedback only)
-HOST_WORK_ON_PURPOSE = {"host_imports_freely.py"}
+HOST_WORK_ON_PURPOSE = {
+    "host_imports_freely.py",
+    "ops_matmul_split_k.py",
+    "inductor_generated.py",
+    "libentry_wrapper.py",
+}
 
 
 @pytest.mark.parametrize(
@@ -669,7 +674,39 @@ def test_kernels_that_reach_outside_triton_language_are_left_out(tmp_path, line,
     kernel_text, findings = learner(tmp_path, text).kernel_module()
     assert "def add_kernel" not in kernel_text
     assert len(findings) == 1 and findings[0].line == BASE.split("\n").index(first_line) + 1
-    assert findings[0].what.startswith(f"left add_kernel out of the kernels the judge runs: it {why}")
+    assert findings[0].what.startswith(
+        f"left add_kernel out of the kernels the judge runs: it {why}"
+    )
+
+
+LIBRARY_HEADER = (
+    "from torch._inductor.runtime import triton_helpers\n"
+    "from torch._inductor.runtime.triton_helpers import math as tl_math\n"
+)
+LIBRARY_CALLS = [
+    ("triton_helpers.max2(tl.load(x_ptr + offs), 0)", None),
+    ("tl_math.exp(tl.load(x_ptr + offs))", None),
+    ("triton_helpers.set_driver_to_cpu()", "is not one of torch._inductor.runtime.triton_helpers"),
+    ("triton_helpers.warnings.warn('x')", "uses warnings.warn, which is not part of"),
+    ("triton_helpers.triton_compat.os", "is not one of torch._inductor.runtime.triton_helpers"),
+]
+
+
+@pytest.mark.parametrize(("line", "why"), LIBRARY_CALLS, ids=[c[0] for c in LIBRARY_CALLS])
+def test_kernels_may_call_the_jit_helpers_of_inductors_library_and_nothing_else_of_it(
+    tmp_path, line, why
+):
+    """Inductor's generated kernels call triton_helpers.max2 and tl_math.exp: @triton.jit
+    functions, and triton.language re-exported, from a module installed with torch."""
+    first_line = next(s for s in BASE.split("\n") if s.startswith("    offs = "))
+    text = LIBRARY_HEADER + BASE.replace(first_line, f"{first_line}\n    {line}", 1)
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    if why is None:
+        assert findings == [] and "def add_kernel" in kernel_text
+        assert LIBRARY_HEADER.split("\n")[0] in kernel_text
+    else:
+        assert "def add_kernel" not in kernel_text
+        assert why in str(findings[0]), findings
 
 
 def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):

@@ -10,6 +10,9 @@ from drills import catalog
 from drills.judge.source_configs import autotune_configs
 
 ROOT = catalog.ROOT
+# configs with a pre_hook (a host function the judge would have to run) are not read: the
+# runner's list then only chooses which configs the judge runs
+PRE_HOOKS = {"ops_matmul_split_k.py"}
 T4_FILES = [
     ROOT / "solutions" / "t4_matmul.py",
     ROOT / "drills" / "stubs" / "t4_matmul.py",
@@ -28,6 +31,9 @@ def configs_of(body: str, configs: str = "CONFIGS"):
 def test_every_t4_file_of_the_repo_has_its_configs_read(path, interpreting, monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", interpreting)
     configs = autotune_configs(ast.parse(path.read_text()), "matmul_kernel")
+    if path.name in PRE_HOOKS:
+        assert configs is None
+        return
     assert configs, path
     # one small config on the interpreter, the GPU list otherwise: the file's own choice
     assert (len(configs) == 1) == (interpreting == "1")

@@ -24,6 +24,9 @@ from drills.judge.names import (
 )
 from drills.judge.source import Finding, LearnerSource
 
+# libraries whose use in host code computes values a learner may mean the kernel to compute
+NUMERIC_MODULES = frozenset({"torch", "numpy", "scipy", "cupy", "jax", "numba", "pandas"})
+
 
 def local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     """The names fn binds in its own scope (parameters, assignments, imports, ...): inside fn
@@ -97,8 +100,8 @@ class HostCheck(ast.NodeVisitor):
         self.compared: set[int] = set()  # `triton is None` is no use of the module
         self.set_names = set_names(source.tree)
 
-    def flag(self, node: ast.AST, what: str) -> None:
-        self.findings.append(Finding(node.lineno, what))
+    def flag(self, node: ast.AST, what: str, computes: bool = False) -> None:
+        self.findings.append(Finding(node.lineno, what, computes))
 
     def is_builtin(self, name: str) -> bool:
         return not any(name in scope for scope in self.scopes)
@@ -123,8 +126,12 @@ class HostCheck(ast.NodeVisitor):
         self.scopes.pop()
 
     def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
+        modules = (
+            [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+        )
+        computes = any((m or "").split(".")[0] in NUMERIC_MODULES for m in modules)
         for problem in import_problems(node):
-            self.flag(node, problem)
+            self.flag(node, problem, computes)
 
     visit_ImportFrom = visit_Import
 
@@ -162,7 +169,9 @@ class HostCheck(ast.NodeVisitor):
             if id(node) not in self.bases:  # the whole chain, once
                 self.check_chain(node)
         elif id(node) in self.called and name in TENSOR_COMPUTE and not self.adds_to_set(node):
-            self.flag(node, f"calls .{name}() on a tensor (torch computes outside the kernel)")
+            self.flag(
+                node, f"calls .{name}() on a tensor (torch computes outside the kernel)", True
+            )
         self.generic_visit(node)
 
     def check_attribute_name(self, node: ast.AST, name: str, allowed: bool = False) -> None:
@@ -204,4 +213,5 @@ class HostCheck(ast.NodeVisitor):
             if problem is None and id(node) not in self.compared and is_module(path):
                 problem = f"passes the module {dotted} around as a value"
             if problem:
-                self.flag(node, problem)
+                computes = path[0] in NUMERIC_MODULES and not problem.startswith("reads")
+                self.flag(node, problem, computes)

@@ -17,6 +17,7 @@ from drills.judge.names import (
     import_bindings,
     is_module,
     kernel_chain_problem,
+    kernel_library,
     name_chain,
     words,
 )
@@ -82,7 +83,9 @@ class KernelModule:
         return self.text(), sorted(self.findings, key=lambda f: f.line)
 
     def leave_out(self, line: int, what: str, why: str) -> None:
-        self.findings.append(Finding(line, f"left {what} out of the kernels the judge runs: it {why}"))
+        self.findings.append(
+            Finding(line, f"left {what} out of the kernels the judge runs: it {why}")
+        )
 
     def segment(self, node: ast.AST) -> str:
         return ast.get_source_segment(self.source.text, node)
@@ -102,15 +105,19 @@ class KernelModule:
         return "\n".join(lines) + "\n"
 
     def add_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
-        """Imports from triton and math, re-emitted as written; no others."""
+        """Imports from triton, math and the kernel libraries, re-emitted as written; no
+        others."""
         bindings = import_bindings(stmt)
-        if not bindings or any(
-            path.split(".")[0] not in ("triton", "math") for _, path in bindings
-        ):
+        if not bindings:
             return
-        paths = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else []
-        paths += [path for _, path in bindings]
-        problem = next(filter(None, (host_chain_problem(p.split(".")) for p in paths)), None)
+        if all(kernel_library(path.split(".")) for _, path in bindings):
+            paths, check = [path for _, path in bindings], kernel_chain_problem
+        elif all(path.split(".")[0] in ("triton", "math") for _, path in bindings):
+            paths = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else []
+            paths, check = paths + [path for _, path in bindings], host_chain_problem
+        else:
+            return
+        problem = next(filter(None, (check(p.split(".")) for p in paths)), None)
         if problem:
             self.leave_out(stmt.lineno, "this import", problem)
             return

@@ -119,6 +119,10 @@ TRITON_DENIED = words(
     "compile_so_from_src str_to_ty backends launcher_cls"
 )
 JIT_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
+# Modules of @triton.jit helpers that generated kernels call: inductor's code calls
+# triton_helpers.max2 and tl_math.exp. They are installed with torch, so the judge may import
+# them; each is imported only when a learner's file names it (inductor's takes a second).
+KERNEL_LIBRARIES = ("torch._inductor.runtime.triton_helpers",)
 AUTOTUNE_DECORATORS = frozenset({"triton.autotune", "triton.runtime.autotuner.autotune"})
 # where the objects an allowed module offers may come from, when not from that module itself
 FAMILIES = {"typing_extensions": ("typing_extensions", "typing")}
@@ -254,10 +258,40 @@ def os_problem(path: list[str]) -> str | None:
     return f"uses {'.'.join(path[:2])}"
 
 
+def kernel_library(path: list[str]) -> types.ModuleType | None:
+    """The library of KERNEL_LIBRARIES that `path` names or reaches into, imported."""
+    dotted = ".".join(path)
+    for library in KERNEL_LIBRARIES:
+        if dotted == library or dotted.startswith(library + "."):
+            try:
+                return importlib.import_module(library)
+            except ImportError:
+                return None
+    return None
+
+
+def library_chain_problem(path: list[str], library: types.ModuleType) -> str | None:
+    """A chain into a kernel library: one of its own @triton.jit helpers, or what it re-exports
+    from triton.language (its `math` and `libdevice`), checked as that."""
+    rest = path[len(library.__name__.split(".")) :]
+    if not rest:
+        return None  # the library itself, imported under a name
+    member = inspect.getattr_static(library, rest[0], None)
+    if isinstance(member, types.ModuleType):
+        return kernel_chain_problem([*member.__name__.split("."), *rest[1:]])
+    defined_here = home(member) == library.__name__ and hasattr(member, "fn")
+    if len(rest) == 1 and defined_here:
+        return None
+    return f"uses {'.'.join(path)}, which is not one of {library.__name__}'s kernels"
+
+
 def kernel_chain_problem(path: list[str]) -> str | None:
     """What is wrong with a kernel (or a constant it reads) using the dotted name `path`: it
-    must stay inside triton.language or math (triton.cdiv and next_power_of_2 are plain
-    arithmetic)."""
+    must stay inside triton.language, math or a kernel library (triton.cdiv and
+    next_power_of_2 are plain arithmetic)."""
+    library = kernel_library(path)
+    if library is not None:
+        return library_chain_problem(path, library)
     hidden = next((p for p in path[1:] if p[0] == "_"), None)
     if hidden:
         return f"reads {hidden}"

@@ -536,6 +536,10 @@ class LearnerCode:
     def defines(self, name: str) -> bool:
         return self.source is not None and self.source.defines_function(name)
 
+    def kernel_names(self) -> tuple[str, ...]:
+        """The file's top-level @triton.jit functions, as the judge reads them."""
+        return self.source.jit_names if self.source is not None else ()
+
     def autotuned(self, kernel: str) -> bool:
         """Whether the file decorates `kernel` with @triton.autotune, as the judge reads it."""
         return self.source is not None and self.source.autotuned(kernel)
@@ -555,7 +559,11 @@ class LearnerCode:
     def executor(self) -> Executor:
         if self._executor is None:
             text, left_out = self.source.kernel_module()
-            module = {"module": text, "shown_as": self.shown_as, "left_out": list(map(str, left_out))}
+            module = {
+                "module": text,
+                "shown_as": self.shown_as,
+                "left_out": list(map(str, left_out)),
+            }
             self._executor = Executor(self.shown_as, module, self.deadline)
         return self._executor
 

@@ -29,6 +29,7 @@ class SourceError(Exception):
 class Finding:
     line: int
     what: str
+    computes: bool = False  # host code computing values (torch arithmetic, numpy, ...)
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.what}"

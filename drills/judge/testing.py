@@ -583,7 +583,7 @@ def read_in_source(case: Case) -> str:
     """What the judge's reading of the host code found that computes outside a kernel (numpy,
     torch arithmetic, ...): said beside a wrong result, never a reason on its own."""
     source = case.fn.code.source
-    found = source.escapes()[:3] if source else []
+    found = [f for f in source.escapes() if f.computes][:3] if source else []
     return "\nRead in your host code: " + "; ".join(map(str, found)) if found else ""
 
 
@@ -745,9 +745,12 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):
-        if bool(unwritten.all()) and watched.launches and not any(
-            launch.touches(out) for launch in watched.launches
-        ) and not copies_touching(watched, [out]):
+        if (
+            bool(unwritten.all())
+            and watched.launches
+            and not any(launch.touches(out) for launch in watched.launches)
+            and not copies_touching(watched, [out])
+        ):
             return True, (
                 "no kernel launch was given the output tensor `out`: the kernel must write "
                 "the result into `out`."
