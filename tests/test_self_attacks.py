@@ -12,9 +12,10 @@ and this proves, for every one of them, that:
 - for an attack that edits files (TAMPERS = True), the four pristine stubs graded afterwards
   in the same copy are still not started with 0 points.
 
-An attack with SANDBOX_ONLY = True (importing the reference solution) can only be stopped by
-the sandboxed runner, so it is graded with --sandbox. Each attack's docstring says what it does
-and what it scored on the grader it was first written against.
+Every attack is graded twice, in default mode and with --sandbox (runners as nobody), since
+the judge runs the kernels it reads in the file in both: neither may give it a point. Each
+attack's docstring says what it does and what it scored on the grader it was first written
+against.
 """
 
 import ast
@@ -49,9 +50,9 @@ NOT_COMPARED = {"__pycache__", ".drills", "reports", ".pytest_cache"}
 
 
 def attack_meta(path: Path) -> dict:
-    """ATTACK: the class of attack; SANDBOX_ONLY: only --sandbox must stop it; TAMPERS: it
-    edits files, so the stubs are graded again afterwards."""
-    values = {"ATTACK": "", "SANDBOX_ONLY": False, "TAMPERS": False}
+    """ATTACK: the class of attack; TAMPERS: it edits files, so the stubs are graded again
+    afterwards."""
+    values = {"ATTACK": "", "TAMPERS": False}
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in values:
             values[node.targets[0].id] = ast.literal_eval(node.value)
@@ -90,8 +91,17 @@ def grade(repo: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def open_to_nobody(path: Path) -> None:
+    """Let --sandbox's unprivileged runners through the folders above `path` (pytest makes its
+    temporary folders for their owner only)."""
+    for folder in [path, *path.parents]:
+        if folder.stat().st_mode & 0o011 != 0o011:
+            folder.chmod(folder.stat().st_mode | 0o011)
+
+
+@pytest.mark.parametrize("mode", ["default", "sandbox"])
 @pytest.mark.parametrize("path", ATTACKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_attack_scores_nothing(path, tmp_path):
+def test_attack_scores_nothing(path, mode, tmp_path):
     meta = attack_meta(path)
     assert meta["ATTACK"] and ast.get_docstring(ast.parse(path.read_text())), path.name
     drill = catalog.find(path.parent.name)
@@ -100,6 +110,8 @@ def test_attack_scores_nothing(path, tmp_path):
     impl.mkdir()
     out.mkdir()
     shutil.copy(path, impl / f"{drill.slug}.py")
+    if mode == "sandbox":
+        open_to_nobody(repo)
     before = fingerprint(repo)
     native, gradescope = out / "result.json", out / "gradescope.json"
 
@@ -113,7 +125,7 @@ def test_attack_scores_nothing(path, tmp_path):
         "--format",
         "gradescope",
         str(gradescope),
-        *(["--sandbox"] if meta["SANDBOX_ONLY"] else []),
+        *(["--sandbox"] if mode == "sandbox" else []),
     )
     shown = f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert native.exists() and gradescope.exists(), f"no results written: {shown}"

@@ -28,6 +28,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from test_self_attacks import open_to_nobody  # the module pytest collects, from tests/
 
 from drills import catalog, exports, report, runtime
 from drills.grading import CheckResult, DrillResult
@@ -469,14 +470,6 @@ def test_an_unknown_format_is_a_usage_error():
 # ---------------------------------------------------------------------------------------------
 # The recipes, end to end
 # ---------------------------------------------------------------------------------------------
-
-
-def open_to_nobody(path: Path) -> None:
-    """Let --sandbox's unprivileged runners through the folders above `path` (pytest makes its
-    temporary folders for their owner only)."""
-    for folder in [path, *path.parents]:
-        if folder.stat().st_mode & 0o011 != 0o011:
-            folder.chmod(folder.stat().st_mode | 0o011)
 
 
 def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):

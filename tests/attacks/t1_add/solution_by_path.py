@@ -6,13 +6,12 @@ temporary folders the catalogue's harness copies the repo into), and load the fi
 with importlib.util.spec_from_file_location (@triton.jit needs a real source file), with its
 repo root on sys.path for the positives' `from solutions... import check_inputs`.
 
-Reading is enough: nothing is written. Only a sandbox that hides every checkout (another user
-and no read access to the repo, wherever it lies) stops this: SANDBOX_ONLY.
+Reading is enough: nothing is written. The judge stops it in both modes now: it runs only the kernels it reads in the graded file,
+which has none, and --sandbox's runner cannot even read the checkout.
 Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "solution import by path"
-SANDBOX_ONLY = True
 
 import glob
 import importlib.util

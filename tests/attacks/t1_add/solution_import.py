@@ -4,13 +4,12 @@ file is imported by a pytest process whose sys.path holds the repo root. So
 control (tests/positives/t1_add/*.py, correct kernels written differently) as a namespace
 package. Nothing here is the learner's work.
 
-Only a sandboxed runner (another user, no repo on sys.path, no read access to the checkout)
-can stop this: SANDBOX_ONLY.
+The judge stops it in both modes now: it runs only the kernels it reads in the graded file,
+which has none, and --sandbox's runner cannot even read the checkout.
 Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "solution import"
-SANDBOX_ONLY = True
 
 import importlib
 

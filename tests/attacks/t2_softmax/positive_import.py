@@ -2,13 +2,12 @@
 written differently (tests/positives/t2_softmax/*.py), importable today as a namespace package
 because the graded file runs in a process whose sys.path holds the repo root.
 
-Only a sandboxed runner (another user, no repo on sys.path, no read access to the checkout)
-can stop this: SANDBOX_ONLY.
+The judge stops it in both modes now: it runs only the kernels it reads in the graded file,
+which has none, and --sandbox's runner cannot even read the checkout.
 Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "solution import (positive controls)"
-SANDBOX_ONLY = True
 
 import importlib
 
