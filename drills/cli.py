@@ -1,5 +1,5 @@
 """`python grader.py [DRILL ...] [--impl mine|solutions|FOLDER] [--check TEXT] [--json PATH]
-[--format gradescope|exercism|classroom|junit|native PATH] [--sandbox]`
+[--format gradescope|exercism|classroom|junit|native PATH] [--sandbox [--sandbox-accept-less]]`
 
 Exit status: 0 when every selected drill passed, 1 when one did not, 2 for a usage or
 environment error (an output path that cannot be written is one, found before grading), 130 or
@@ -49,8 +49,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--sandbox",
         action="store_true",
-        help="for instructors: run learner code as an unprivileged user (when run as root), "
-        "with limits, unable to read solutions/ or tests/, and leave nothing running",
+        help="for instructors, as root: run learner code as a user of its own, with limits, "
+        "unable to read solutions/, tests/ or .git, and leave nothing running; refuses (exit "
+        "2) where the machine cannot give one of these",
+    )
+    parser.add_argument(
+        "--sandbox-accept-less",
+        action="store_true",
+        help="with --sandbox: grade with the protections the machine can give, and name the "
+        "missing ones on stderr instead of refusing",
     )
     parser.add_argument(
         "-v",
@@ -93,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.sandbox_accept_less and not args.sandbox:
+        print("grader.py: --sandbox-accept-less goes with --sandbox", file=sys.stderr)
+        return 2
     requests = _export_requests(args)
     if args.check is not None and any(fmt != "native" for fmt, _ in requests):
         print(
@@ -124,7 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader.py: {e.args[0]}", file=sys.stderr)
         return 2
     processes.guard_this_process()
-    confinement = sandboxing.confine() if args.sandbox else None
+    try:
+        confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
+    except sandboxing.Refused as e:
+        print(f"grader.py: --sandbox refused: {e}", file=sys.stderr)
+        return 2
+    for note in confinement.notes if confinement else []:
+        print(f"grader.py: --sandbox without: {note}", file=sys.stderr)
     _exit_cleanly_on_signals(confinement)
     try:
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)

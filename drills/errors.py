@@ -22,6 +22,9 @@ _KNOWN_ERRORS = {
     "for 16-bit inputs; the interpreter accepts smaller ones.",
     r"arange's range must be a power of 2": "Block sizes must be powers of two: round up "
     "with triton.next_power_of_2 and mask the extra lanes.",
+    r"\[Errno 1\] Operation not permitted": "Your file runs in a runner that cannot start "
+    "processes (fork, subprocess, exec) or change what it does not own: a drill's host code "
+    "needs neither.",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
 }

@@ -109,14 +109,8 @@ def _where(native: dict) -> str:
         else "a GPU"
     )
     versions = ", ".join(f"{name} {v}" for name, v in native["versions"].items())
-    sandbox = native.get("sandbox")
-    if sandbox is None:
-        confined = "without --sandbox"
-    else:
-        who = "an unprivileged user" if sandbox["user"] else "the grader's user"
-        confined = f"in the sandbox, learner code running as {who}"
-        if sandbox["notes"]:
-            confined += f" ({'; '.join(sandbox['notes'])})"
+    # what a sandbox lacked is the instructor's to read (stderr, the native JSON), not students'
+    confined = "without --sandbox" if native.get("sandbox") is None else "in the sandbox"
     return f"Graded by Triton Drills on {on} with {versions}, {confined}."
 
 

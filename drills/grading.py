@@ -12,7 +12,6 @@ import ast
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from drills import catalog, processes
+from drills import catalog, integrity, processes
 from drills.judge.plugin import CASE_LIMIT, source_file
 
 # Seconds a drill may take in all.
@@ -463,14 +462,16 @@ def private_copy(source: Path, folder: Path) -> Path | str:
     other drills are graded); or why it cannot be graded."""
     if not source.exists():
         return f"{_relative(source)} does not exist{_restore_hint(source)}"
-    if source.is_symlink() or not source.is_file():
-        return f"{_relative(source)} is not a regular file"
-    if source.stat().st_size > MAX_SOURCE_BYTES:
-        return f"{_relative(source)} is larger than {MAX_SOURCE_BYTES // 1024} KB"
-    if not source.read_bytes().strip():
+    try:
+        text = integrity.read_regular(source, MAX_SOURCE_BYTES)
+    except integrity.NotRegular as e:
+        if "larger than" in str(e):
+            return f"{_relative(source)} is larger than {MAX_SOURCE_BYTES // 1024} KB"
+        return f"{_relative(source)} is not a regular file ({e})"
+    if not text.strip():
         return f"{_relative(source)} is empty{_restore_hint(source)}"
     copy = folder / source.name
-    shutil.copyfile(source, copy)
+    copy.write_bytes(text)
     return copy
 
 

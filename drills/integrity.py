@@ -7,12 +7,14 @@ would run that code. `Guard` remembers what those files are when grading starts,
 learner code runs, and after every judge checks them: a changed or deleted file of the judge's
 is restored and an added one removed (both kept in .drills/quarantine/, in case it was a person
 editing the repository, not a learner's code), and the drill that was running is told it
-scores nothing. Byte-code caches are not the judge's to vouch for: a new or changed one is deleted, which
+scores nothing. It reads without following links and opens regular files only (a FIFO would
+block it), and a tree flooded with entries is put aside whole and rebuilt. Byte-code caches are not the judge's to vouch for: a new or changed one is deleted, which
 costs a recompile and nothing else.
 """
 
 import os
 import shutil
+import stat
 import sys
 import time
 from pathlib import Path
@@ -21,18 +23,68 @@ from drills import catalog
 
 # The judge: its package, its suites, and the files next to them that python or pytest read.
 TRUSTED_TREES = ("drills", "tests")
+# Far more entries than the trees hold: a tree past this is read no further and counts as
+# changed (a flood of files would otherwise make each check take longer than a drill).
+MAX_ENTRIES = 20_000
+FLOODED = ("flooded", b"")
+MAX_BYTES = 16 << 20  # a larger file (a learner's data at the top) is known by its size and times
 
 
-def _trusted_files(root: Path) -> dict[str, bytes | None]:
-    files: dict[str, bytes | None] = {}
-    for entry in root.iterdir():
-        if entry.is_file() or entry.is_symlink():
-            files[entry.name] = None  # top-level: only which files exist (pytest.ini, conftest.py)
+class NotRegular(Exception):
+    """A path that is a link, a FIFO, a device or a folder where a regular file was expected."""
+
+
+def read_regular(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file, never through a symbolic link and never blocking (a FIFO
+    or a device is refused before anything is read); NotRegular says what it is instead."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise NotRegular("a symbolic link" if os.path.islink(path) else e.strerror) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+        os.close(fd)
+        raise NotRegular(
+            "not a regular file" if not stat.S_ISREG(info.st_mode) else f"larger than {limit} bytes"
+        )
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def _entry(path: Path) -> tuple[str, bytes]:
+    """What the guard remembers of a path: ("file", its bytes), ("link", its target) or
+    ("other", what it is)."""
+    if path.is_symlink():
+        return "link", os.fsencode(os.readlink(path))
+    try:
+        return "file", read_regular(path, MAX_BYTES)
+    except NotRegular as e:
+        return "other", f"{e}: {_stat(str(path))}".encode()
+
+
+def _trusted_files(root: Path) -> dict[str, tuple[str, bytes]]:
+    """The top-level files (pyproject.toml, grader.py, ...) and every entry of the trusted
+    trees, by relative path, read without following a link."""
+    files = {
+        entry.name: _entry(entry)
+        for entry in root.iterdir()
+        if entry.is_symlink() or not entry.is_dir() or entry.name in TRUSTED_TREES
+    }
     for tree in TRUSTED_TREES:
-        for path in sorted((root / tree).rglob("*")):
-            if "__pycache__" in path.parts or not (path.is_file() or path.is_symlink()):
-                continue
-            files[str(path.relative_to(root))] = path.read_bytes()
+        if files.get(tree, ("", b""))[0] != "other":  # a link, or missing: nothing to walk
+            continue
+        files.pop(tree)  # a real folder: its entries stand for it
+        seen = 0
+        for folder, dirs, names in os.walk(root / tree):  # links to folders are not followed
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            seen += len(dirs) + len(names)
+            if seen > MAX_ENTRIES:
+                files[tree] = FLOODED
+                break
+            here = Path(folder)
+            links = [d for d in dirs if (here / d).is_symlink()]
+            for name in [*names, *links]:
+                files[str((here / name).relative_to(root))] = _entry(here / name)
     return files
 
 
@@ -92,20 +144,25 @@ class Guard:
         return changed
 
     def _restore_files(self) -> list[str]:
+        """Move every changed or new entry aside and write back the files as they were; in
+        path order, so that a folder replaced by a link is put aside before its files return."""
         now = _trusted_files(self.root)
-        changed = []
-        for name, content in self.files.items():
-            if now.get(name, b"missing") != content and (content is not None or name not in now):
-                changed.append(name)
-                if content is not None:
-                    self._quarantine(name)
-                    path = self.root / name
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(content)
-        for name in now.keys() - self.files.keys():
-            changed.append(name)
+        flooded = tuple(f"{t}/" for t in TRUSTED_TREES if now.get(t) == FLOODED)
+        changed = sorted(
+            n
+            for n in self.files.keys() | now.keys()
+            if now.get(n) != self.files.get(n) or n.startswith(flooded)
+        )
+        for name in changed:
             self._quarantine(name)
-        return sorted(changed)
+            kind, content = self.files.get(name, ("", b""))
+            if kind == "file":
+                path = self.root / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                with os.fdopen(os.open(path, flags, 0o644), "wb") as f:
+                    f.write(content)
+        return changed
 
     def _quarantine(self, name: str) -> None:
         """Move a changed or added file out of the judge's way, without losing it."""

@@ -2,36 +2,48 @@
 
 Every runner already runs, where the machine allows it, in namespaces of its own (see
 drills.judge.remote.confinement: no view of other processes, a read-only repository without
-solutions/ and tests/, no capabilities). The sandbox adds:
+solutions/, tests/ and .git, no capabilities). The sandbox adds:
 
-- When the grader runs as root, runners run as an unprivileged user (nobody), and solutions/
-  and tests/ are readable by their owner only while grading (for machines without namespaces).
-  On a GPU too: a runner holds only stand-ins of its own, so it shares no GPU memory with the
-  judge (the judge's executor, which does, stays the judge's user).
-- Limits on CPU time and process count (no address-space limit: CUDA maps a great deal of it).
-- When grading ends, every process of that user is killed: nothing outlives the grader.
+- Runners run as a user of this run's own: a uid that no account names and no process on the
+  machine has, so that only this run's runners ever have it. Only root can switch to it, so the
+  grader must run as root. solutions/, tests/ and .git are readable by their owner only while
+  grading (for the parts of a machine namespaces do not cover). On a GPU too: a runner holds only
+  stand-ins of its own, so it shares no GPU memory with the judge (the judge's executor, which
+  does, stays the judge's user).
+- Limits on CPU time and process count (per uid: they count this run's processes only).
+- When grading ends, every process of that uid is killed: they are all this run's.
 
-Where a protection is not available, `Confinement.notes` says which and why, and grading goes
-on without it.
+Where a protection it promises cannot be had (not root, no namespaces, a uid that cannot run
+this Python), `confine()` raises Refused naming it: grader.py exits 2, unless the instructor
+accepts less with --sandbox-accept-less. Then `Confinement.notes` say what is missing, for the
+instructor's console and the native JSON only: students' exports say no more than "in the
+sandbox".
 """
 
 import os
 import pwd
+import secrets
 import subprocess
 import sys
 from dataclasses import dataclass, field
 
 from drills import catalog
 
-RUNNER_USER = "nobody"
-HIDDEN = ("solutions", "tests")  # what a runner must not read
+HIDDEN = ("solutions", "tests", ".git")  # what a runner must not read
+# uids above those useradd, systemd's dynamic users and its container ranges hand out (up to
+# 0x6FFFFFFF), below 2^31, which some tools read as negative
+RUNNER_UIDS = range(0x70000000, 0x7FFF0000)
 MAX_PROCESSES = 4096  # per user, threads included: torch starts one per core
+
+
+class Refused(Exception):
+    """--sandbox cannot give a protection it promises; str() says which, and what to do."""
 
 
 @dataclass
 class Confinement:
     user: tuple[int, int] | None = None  # (uid, gid) runners run as
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what is missing, for the instructor
     _modes: dict[str, int] = field(default_factory=dict)
 
     def runner_settings(self, drill_limit: float) -> dict:
@@ -43,29 +55,22 @@ class Confinement:
         }
 
     def summary(self) -> str:
-        who = (
-            f"runners run as {RUNNER_USER} (uid {self.user[0]})"
-            if self.user
-            else ("runners run as this user")
-        )
-        return (
-            "sandbox: "
-            + who
-            + ", with limits"
-            + ("; " + "; ".join(self.notes) if self.notes else "")
-        )
+        """One line for the heading: what protects this run, never what does not."""
+        who = "runners run as a user of their own" if self.user else "runners run as this user"
+        return f"sandbox: {who}, with limits"
 
     def hide_sources(self) -> None:
         for name in HIDDEN:
             path = catalog.ROOT / name
-            if not path.exists():  # a course copy without solutions/: nothing there to hide
+            if not path.exists() or path.is_symlink():  # a course copy has no solutions/
                 continue
             mode = path.stat().st_mode & 0o7777
             self._modes[name] = mode
             path.chmod(mode & 0o700)
 
     def release(self) -> None:
-        """Give solutions/ and tests/ their modes back; kill whatever the runner user left."""
+        """Give solutions/, tests/ and .git their modes back; kill whatever the runners' uid
+        left running, which is this run's alone."""
         for name, mode in self._modes.items():
             (catalog.ROOT / name).chmod(mode)
         self._modes.clear()
@@ -83,35 +88,52 @@ class Confinement:
             )
 
 
-def confine() -> Confinement:
-    """Set up what this machine allows, and say what it does not."""
+def confine(accept_less: bool = False) -> Confinement:
+    """Set up every protection --sandbox promises, or raise Refused naming the first one this
+    machine cannot give; with accept_less, go on without it and note it."""
     from drills.judge.remote import confinement as namespaces
 
     confinement = Confinement()
+
+    def missing(what: str) -> None:
+        if not accept_less:
+            raise Refused(f"{what}. Pass --sandbox-accept-less to grade without it.")
+        confinement.notes.append(what)
+
     if not namespaces():
-        confinement.notes.append(
-            "NO namespaces (unshare or user namespaces unavailable): runners see the grader's "
-            "processes and the repository"
+        missing(
+            "no namespaces (unshare, or user namespaces, unavailable): runners would see "
+            "the machine's processes and the repository"
         )
     if os.geteuid() != 0:
-        confinement.notes.append(
-            "NOT as another user: the grader is not running as root, so runners run as this "
-            "user and could read solutions/"
-        )
+        missing("not running as root, so runners cannot run as a user of their own")
         return confinement
-    try:
-        entry = pwd.getpwnam(RUNNER_USER)
-    except KeyError:
-        confinement.notes.append(f"NOT as another user: there is no user {RUNNER_USER}")
-        return confinement
-    user = (entry.pw_uid, entry.pw_gid)
-    problem = _runs_python_as(user)
+    uid = unused_uid()
+    problem = _runs_python_as((uid, uid))
     if problem:
-        confinement.notes.append(f"NOT as another user: {RUNNER_USER} {problem}")
+        missing(f"a runner's user (uid {uid}) {problem}")
         return confinement
-    confinement.user = user
+    confinement.user = (uid, uid)
     confinement.hide_sources()
     return confinement
+
+
+def unused_uid() -> int:
+    """A uid of RUNNER_UIDS that no account names and no running process has."""
+    taken = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                taken.add(os.stat(f"/proc/{entry}").st_uid)
+            except OSError:
+                continue
+    while True:
+        uid = RUNNER_UIDS.start + secrets.randbelow(len(RUNNER_UIDS))
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            if uid not in taken:
+                return uid
 
 
 def _runs_python_as(user: tuple[int, int]) -> str:
@@ -130,8 +152,8 @@ def _runs_python_as(user: tuple[int, int]) -> str:
             timeout=300,
         )
     except (OSError, subprocess.SubprocessError) as e:
-        return f"cannot start {sys.executable}: {e}"
+        return f"cannot start this Python: {e}"
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return f"cannot import torch and triton with {sys.executable}: {last[:300]}"
+        return f"cannot import torch and triton: {last[:300]}"
     return ""

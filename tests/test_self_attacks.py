@@ -10,7 +10,11 @@ and this proves, for every one of them, that:
 - no file of the checkout outside mine/ was changed, and no new one appeared outside mine/
   and .drills/ (tampering is undone);
 - for an attack that edits files (TAMPERS = True), the four pristine stubs graded afterwards
-  in the same copy are still not started with 0 points.
+  in the same copy are still not started with 0 points;
+- for an attack that plants links to a path outside the checkout (CANARY = path), nothing was
+  written there;
+- for an attack that tries to make the grader read a file of the checkout for it
+  (SHOWS_NOTHING_OF = path), no line of that file is in the grader's output or exports.
 
 Every attack is graded twice, in default mode and with --sandbox (runners as nobody), since
 the judge runs the kernels it reads in the file in both: neither may give it a point. Each
@@ -51,8 +55,9 @@ NOT_COMPARED = {"__pycache__", ".drills", "reports", ".pytest_cache"}
 
 def attack_meta(path: Path) -> dict:
     """ATTACK: the class of attack; TAMPERS: it edits files, so the stubs are graded again
-    afterwards."""
-    values = {"ATTACK": "", "TAMPERS": False}
+    afterwards; CANARY: a path it tries to make the grader write; SHOWS_NOTHING_OF: a file it
+    tries to make the grader show."""
+    values = {"ATTACK": "", "TAMPERS": False, "CANARY": "", "SHOWS_NOTHING_OF": ""}
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in values:
             values[node.targets[0].id] = ast.literal_eval(node.value)
@@ -68,6 +73,11 @@ def copy_repo(destination: Path) -> Path:
     return destination
 
 
+def distinctive_lines(path: Path) -> list[str]:
+    """The lines of a file long enough to be its own (no blank line or lone bracket)."""
+    return [line.strip() for line in path.read_text().splitlines() if len(line.strip()) >= 30]
+
+
 def fingerprint(root: Path) -> dict[str, str]:
     """sha256 of every file that grading must leave alone (caches and learner state aside)."""
     return {
@@ -79,9 +89,15 @@ def fingerprint(root: Path) -> dict[str, str]:
     }
 
 
+# As root, a sandboxed grade runs in a PID namespace of its own: whatever it kills, it cannot
+# reach a process of the machine's.
+OWN_PIDS = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
+
+
 def grade(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    alone = OWN_PIDS if "--sandbox" in args and os.geteuid() == 0 else []
     return subprocess.run(
-        [sys.executable, "grader.py", *args, "--time-limit", "90"],
+        [*alone, sys.executable, "grader.py", *args, "--time-limit", "90"],
         cwd=repo,
         env=os.environ | {"NO_COLOR": "1"},
         capture_output=True,
@@ -112,6 +128,8 @@ def test_attack_scores_nothing(path, mode, tmp_path):
     shutil.copy(path, impl / f"{drill.slug}.py")
     if mode == "sandbox":
         open_to_nobody(repo)
+    if meta["CANARY"]:
+        Path(meta["CANARY"]).unlink(missing_ok=True)
     before = fingerprint(repo)
     native, gradescope = out / "result.json", out / "gradescope.json"
 
@@ -134,6 +152,14 @@ def test_attack_scores_nothing(path, mode, tmp_path):
     assert result["score"] == STUB_SCORE, f"{meta['ATTACK']} scored {result['score']}: {shown}"
     assert result["status"] != "passed", shown
     assert json.loads(written[gradescope])["score"] == STUB_SCORE, shown
+
+    if meta["CANARY"]:
+        assert not os.path.lexists(meta["CANARY"]), f"the grader wrote {meta['CANARY']}"
+    if meta["SHOWS_NOTHING_OF"]:
+        shown_lines = distinctive_lines(repo / meta["SHOWS_NOTHING_OF"])
+        everything = done.stdout + done.stderr + "".join(b.decode() for b in written.values())
+        leaked = [line for line in shown_lines if line in everything]
+        assert not leaked, f"the grader showed {meta['SHOWS_NOTHING_OF']}: {leaked[:3]}"
 
     time.sleep(3)  # a detached process would rewrite the results now
     assert {p: p.read_bytes() for p in written} == written, "the results changed after exit"

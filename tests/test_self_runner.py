@@ -104,3 +104,43 @@ def test_each_judge_draws_its_inputs_from_a_fresh_seed_unless_told_one():
 
     assert seed() != seed()  # a file cannot know the inputs of the next grade
     assert seed(DRILLS_SEED="7") == seed(DRILLS_SEED="7") == 7 * 1000 + 3
+
+
+# A runner's process once it has made itself unable to start another.
+NO_NEW_PROCESSES = """
+import json, os, subprocess, sys, threading
+sys.path.insert(0, "drills")
+import runner
+seen = {"filter": runner.forbid_new_processes()}
+for name, start in [
+    ("fork", os.fork),
+    ("subprocess", lambda: subprocess.run(["true"])),
+    ("posix_spawn", lambda: os.posix_spawn("/bin/true", ["true"], {})),
+]:
+    try:
+        if start() == 0:
+            os._exit(0)
+        seen[name] = "started"
+    except OSError as e:
+        seen[name] = e.errno
+thread = threading.Thread(target=lambda: seen.setdefault("thread", "ran"))
+thread.start()
+thread.join()
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the filter is Linux's seccomp")
+def test_the_learners_code_can_start_threads_but_no_process():
+    """Nothing a learner's code starts can outlive its runner, namespaces or not: it cannot
+    fork, spawn or exec (EPERM), and torch's threads still start."""
+    done = subprocess.run(
+        [sys.executable, "-c", NO_NEW_PROCESSES],
+        cwd=catalog.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    seen = json.loads(done.stdout)
+    assert seen == {"filter": True, "fork": 1, "subprocess": 1, "posix_spawn": 1, "thread": "ran"}

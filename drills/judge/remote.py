@@ -35,6 +35,7 @@ from drills.judge.source import read as read_source
 # the untrusted side: the only file beside the judge's package that a runner runs
 RUNNER_SCRIPT = Path(__file__).resolve().parent.parent / "runner.py"
 MAX_REPLY = 4 << 20
+MAX_DEPTH = 32  # nesting of lists and dicts in a reply: a launch record needs about six
 # Seconds for a runner to import torch, triton and the learner's file.
 START_LIMIT = {"interpreter": 90, "gpu": 240}
 # Limits the runner puts on itself before it imports the learner's file (resource module
@@ -198,7 +199,6 @@ class Child:
     def __init__(self, deadline: float):
         self.deadline = deadline
         self.kind = runtime.current().kind
-        self.folder = Path(tempfile.mkdtemp(prefix=f"drills-{self.role}-"))
         self.process: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
         self.starts = 0
@@ -214,7 +214,8 @@ class Child:
             )
         self.starts += 1
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.log = open(self.folder / "output.log", "wb")  # noqa: SIM115 - closed in stop()
+        # its output, in a file with no name: nothing the child does can swap it for a link
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = self.popen(theirs.fileno())
         theirs.close()
         self.sock = ours
@@ -233,10 +234,6 @@ class Child:
         if self.sock is not None:
             self.sock.close()
         self.process = self.sock = None
-
-    def close(self) -> None:
-        self.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
 
     def start_once(self) -> None:
         """Start the process unless it runs; an import error, once seen, is final."""
@@ -283,7 +280,8 @@ class Child:
             reply = json.loads(data)
         except (ValueError, RecursionError):
             reply = None
-        if flags & socket.MSG_TRUNC or not isinstance(reply, dict):
+        if flags & socket.MSG_TRUNC or not isinstance(reply, dict) or too_deep(reply):
+            # the next reply would answer this request: a fresh process answers the next one
             self.stop()
             raise LearnerError("crashed", f"the {self.role} sent a reply the judge cannot read.")
         return reply
@@ -297,16 +295,36 @@ class Child:
         return processes.death(returncode) + (f"\n{meaning}" if meaning else "") + said
 
     def _output_tail(self, limit: int = 2000) -> str:
-        path = self.folder / "output.log"
-        with open(path, "rb") as f:
-            f.seek(max(0, path.stat().st_size - limit))
-            return f.read().decode(errors="replace").strip()
+        fd = self.log.fileno()
+        tail = os.pread(fd, limit, max(0, os.fstat(fd).st_size - limit))
+        return tail.decode(errors="replace").strip()
 
     def _classify(self, error: dict) -> tuple[str, str]:
         raise NotImplementedError
 
     def _import_failure(self, hello: dict) -> str:
         raise NotImplementedError
+
+
+def too_deep(value) -> bool:
+    """Whether a reply nests lists and dicts deeper than MAX_DEPTH (the judge's code that reads
+    it, repr included, would recurse that deep); measured without recursing."""
+    todo = [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, (dict, list)):
+            if level > MAX_DEPTH:
+                return True
+            todo.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def new_file(path: Path, content: bytes) -> Path:
+    """Write a file that must not exist yet, never through a link."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(path, flags, 0o644), "wb") as f:
+        f.write(content)
+    return path
 
 
 def _where(shown_as: str, error: dict) -> str:
@@ -324,13 +342,32 @@ class Runner(Child):
 
     def __init__(self, learner_file: Path, shown_as: str, sandbox: Sandbox, deadline: float):
         super().__init__(deadline)
-        self.learner_file, self.shown_as, self.sandbox = learner_file, shown_as, sandbox
+        self.shown_as, self.sandbox = shown_as, sandbox
+        # read once: every start runs the same file, whatever happens to the path
+        self.learner_name, self.learner_text = learner_file.name, learner_file.read_bytes()
+        self.script_text = RUNNER_SCRIPT.read_bytes()
+        self.folder: Path | None = None
+
+    def fresh_folder(self) -> Path:
+        """A new folder for each start, made by the judge: whatever an earlier runner left in
+        its own (links to the judge's files, a FIFO) is deleted unread, never written through."""
+        self.remove_folder()
+        self.folder = Path(tempfile.mkdtemp(prefix="drills-runner-"))
+        return self.folder
+
+    def remove_folder(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)  # unlinks links, never follows them
+            self.folder = None
+
+    def close(self) -> None:
+        self.stop()
+        self.remove_folder()
 
     def popen(self, fd: int) -> subprocess.Popen:
-        script = self.folder / "runner.py"
-        learner = self.folder / self.learner_file.name
-        shutil.copyfile(RUNNER_SCRIPT, script)
-        shutil.copyfile(self.learner_file, learner)
+        folder = self.fresh_folder()
+        script = new_file(folder / "runner.py", self.script_text)
+        learner = new_file(folder / self.learner_name, self.learner_text)
         limits = dict(RUNNER_LIMITS)
         if self.sandbox.cpu_seconds:
             limits["RLIMIT_CPU"] = self.sandbox.cpu_seconds
@@ -339,8 +376,8 @@ class Runner(Child):
         user = {}
         if self.sandbox.user:
             uid, gid = self.sandbox.user
-            for path in (self.folder, script, learner):
-                os.chown(path, uid, gid)
+            for path in (folder, script, learner):
+                os.chown(path, uid, gid, follow_symlinks=False)
             user = {"user": uid, "group": gid, "extra_groups": []}
         command = [
             sys.executable,
@@ -353,8 +390,8 @@ class Runner(Child):
         ]
         return subprocess.Popen(
             confinement() + command,
-            cwd=self.folder,
-            env=runner_environment(self.folder, self.sandbox),
+            cwd=folder,
+            env=runner_environment(folder, self.sandbox),
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -439,7 +476,8 @@ class Executor(Child):
 # New user, pid and mount namespaces (util-linux's unshare): inside, the runner is process 1 and
 # sees no process of the grader's, so it can neither find nor signal one, and when it ends the
 # kernel ends everything it started. In its mount namespace the repository is read-only and
-# solutions/ and tests/ are empty; then it gives up every capability, so it cannot undo that.
+# what holds answers (solutions/, tests/, .git) is empty, in whichever of them a layout has (a
+# course copy has no solutions/); then it gives up every capability, so it cannot undo that.
 NAMESPACES = [
     "unshare",
     "--user",
@@ -453,7 +491,10 @@ NAMESPACES = [
 CONFINE = (
     'set -e; root="$0"; '
     'mount --bind "$root" "$root"; mount -o remount,bind,ro "$root"; '
-    'for hidden in solutions tests; do mount -t tmpfs -o ro,size=4k none "$root/$hidden"; done; '
+    "for hidden in solutions tests .git; do "
+    '  if [ -d "$root/$hidden" ]; then mount -t tmpfs -o ro,size=4k none "$root/$hidden"; '
+    '  elif [ -e "$root/$hidden" ]; then mount --bind /dev/null "$root/$hidden"; fi; '
+    "done; "
     'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs "$@"'
 )
 _confinement: list[list[str]] = []
@@ -606,7 +647,7 @@ class LearnerCode:
     def close(self) -> None:
         self.runner.close()
         if self._executor is not None:
-            self._executor.close()
+            self._executor.stop()
 
 
 class RemoteFunction:

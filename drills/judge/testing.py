@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pytest
 import torch
 
-from drills import runtime
+from drills import catalog, runtime
 from drills.errors import explain  # noqa: F401 - the suites' import of it
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
@@ -49,17 +49,25 @@ def generator(seed: int) -> torch.Generator:
     return torch.Generator(device=device()).manual_seed(RUN_SEED * 1000 + seed)
 
 
+def big_gpu_memory_lock() -> int:
+    """The lock the parallel suites of one grade share, in the checkout's .drills/, made by the
+    judge's user for itself alone: never a path in a shared folder, where another user could
+    have left a link or a file of their own."""
+    folder = catalog.ROOT / ".drills"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    return os.open(folder / "big-gpu-memory.lock", flags, 0o600)
+
+
 @contextlib.contextmanager
 def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
     """Run a case that needs a large share of GPU memory one process at a time (the suites
     run in parallel), skipping it when the memory is not there, and hand it back afterwards."""
     import fcntl
     import gc
-    import tempfile
     import traceback
-    from pathlib import Path
 
-    with open(Path(tempfile.gettempdir(), "triton-drills-big-gpu-memory.lock"), "w") as lock:
+    with open(big_gpu_memory_lock(), "r+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             free, _ = torch.cuda.mem_get_info()

@@ -16,7 +16,6 @@ that checkout scored 100 too.
 """
 
 ATTACK = "bytecode-cache poisoning"
-SANDBOX_ONLY = False
 TAMPERS = True
 
 import importlib.util

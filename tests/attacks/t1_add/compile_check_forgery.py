@@ -9,7 +9,6 @@ Forged 10/100 on the grader of commit de3289e.
 """
 
 ATTACK = "compile-check forgery"
-SANDBOX_ONLY = False
 
 import os
 import sys

@@ -7,7 +7,6 @@ of time", which is not what happened): nothing forged.
 """
 
 ATTACK = "crash after partial (os._exit(0))"
-SANDBOX_ONLY = False
 
 import os
 

@@ -7,7 +7,6 @@ nothing forged.
 """
 
 ATTACK = "crash after partial (KeyboardInterrupt)"
-SANDBOX_ONLY = False
 
 import torch
 import triton

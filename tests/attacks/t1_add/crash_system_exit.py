@@ -6,7 +6,6 @@ On the grader of commit de3289e: 0/100 (pytest reports both as failed cases): no
 """
 
 ATTACK = "crash after partial (SystemExit, GeneratorExit)"
-SANDBOX_ONLY = False
 
 import torch
 import triton

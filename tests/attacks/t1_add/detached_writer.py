@@ -11,7 +11,6 @@ the grader had exited 1 and printed 10/100).
 """
 
 ATTACK = "detached writer"
-SANDBOX_ONLY = False
 
 import json
 import os

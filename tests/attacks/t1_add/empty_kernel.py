@@ -8,7 +8,6 @@ Forged 10/100 on the grader of commit de3289e.
 """
 
 ATTACK = "free points for a do-nothing kernel"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -14,7 +14,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "events forgery"
-SANDBOX_ONLY = False
 
 import json
 import os

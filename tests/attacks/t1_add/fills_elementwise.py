@@ -6,7 +6,6 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "numpy through match, written with select and fill_"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -8,7 +8,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "frame walking"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -15,7 +15,6 @@ that checkout scored 100 too.
 """
 
 ATTACK = "grader file tampering"
-SANDBOX_ONLY = False
 TAMPERS = True
 
 import os

@@ -6,7 +6,6 @@ Forged 100/100 on the CPU and on the H200 on the grader of commit fbeefee (issue
 """
 
 ATTACK = "grid function computes"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -8,7 +8,6 @@ Forged 90/100 on the grader of commit de3289e.
 """
 
 ATTACK = "torch inside the interpreted kernel"
-SANDBOX_ONLY = False
 
 import torch
 import triton

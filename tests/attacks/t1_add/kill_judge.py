@@ -8,7 +8,6 @@ are written at all (the JSON/Gradescope files are missing): nothing forged, noth
 """
 
 ATTACK = "kill the judge"
-SANDBOX_ONLY = False
 
 import os
 import signal

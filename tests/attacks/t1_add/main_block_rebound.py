@@ -6,7 +6,6 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "main block rebound, string annotation evaluated"
-SANDBOX_ONLY = False
 
 import functools
 

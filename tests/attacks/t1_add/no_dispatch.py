@@ -6,7 +6,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "no dispatch (disable current modes)"
-SANDBOX_ONLY = False
 
 import torch
 import triton

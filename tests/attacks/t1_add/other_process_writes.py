@@ -9,7 +9,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "another process writes the answer"
-SANDBOX_ONLY = False
 
 import os
 import subprocess

@@ -5,7 +5,6 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "pre-run hook"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -11,7 +11,6 @@ without forging one).
 """
 
 ATTACK = "protocol forgery"
-SANDBOX_ONLY = False
 
 import json
 import os

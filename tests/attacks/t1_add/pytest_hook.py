@@ -7,7 +7,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "pytest hook"
-SANDBOX_ONLY = False
 
 import gc
 import sys

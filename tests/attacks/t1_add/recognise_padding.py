@@ -7,7 +7,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "recognising the grader (padding)"
-SANDBOX_ONLY = False
 
 import torch
 import triton

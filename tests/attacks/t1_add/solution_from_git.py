@@ -5,7 +5,6 @@ Forged 100/100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "solution from .git objects"
-SANDBOX_ONLY = False
 
 import os
 import zlib

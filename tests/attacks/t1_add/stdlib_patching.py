@@ -9,7 +9,6 @@ json.dumps).
 """
 
 ATTACK = "stdlib patching (serializers)"
-SANDBOX_ONLY = False
 
 import json
 import pickle

@@ -9,7 +9,6 @@ the 10 the empty kernel gets anyway (see empty_kernel.py).
 """
 
 ATTACK = "tensor subclass that compares equal"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -7,7 +7,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "unlisted torch ops"
-SANDBOX_ONLY = False
 
 import torch
 import triton

@@ -7,7 +7,6 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "numpy compute"
-SANDBOX_ONLY = False
 
 import numpy as np
 import torch

@@ -6,7 +6,6 @@ Forged 15 points of the every-config check on the grader of commit fbeefee (issu
 """
 
 ATTACK = "autotune claimed with a configs attribute"
-SANDBOX_ONLY = False
 
 import torch
 import triton

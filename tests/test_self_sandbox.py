@@ -1,0 +1,57 @@
+"""The repo's own tests of drills/sandbox.py: --sandbox gives every protection it promises or
+refuses, and ends only the processes of its own run."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from drills import sandbox
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root")
+
+
+def test_it_refuses_without_root_and_names_what_is_missing(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(sandbox.Refused, match="not running as root.*--sandbox-accept-less"):
+        sandbox.confine()
+    accepted = sandbox.confine(accept_less=True)
+    assert accepted.user is None and any("not running as root" in n for n in accepted.notes)
+    assert "not" not in accepted.summary() and "root" not in accepted.summary()
+
+
+def test_it_refuses_without_namespaces(monkeypatch):
+    import drills.judge.remote
+
+    monkeypatch.setattr(drills.judge.remote, "confinement", lambda: [])
+    with pytest.raises(sandbox.Refused, match="no namespaces"):
+        sandbox.confine()
+
+
+def test_the_runners_uid_belongs_to_no_account_and_no_process():
+    uid = sandbox.unused_uid()
+    assert uid in sandbox.RUNNER_UIDS
+    owners = {os.stat(f"/proc/{p}").st_uid for p in os.listdir("/proc") if p.isdigit()}
+    assert uid not in owners
+
+
+@ROOT_ONLY
+def test_release_ends_the_runs_processes_and_no_strangers():
+    confinement = sandbox.confine()
+    assert confinement.user is not None and confinement.notes == []
+    uid, gid = confinement.user
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    as_user = {"cwd": "/", "extra_groups": [], "start_new_session": True}
+    stranger = subprocess.Popen(sleep, user=65534, group=65534, **as_user)  # nobody's job
+    ours = subprocess.Popen(sleep, user=uid, group=gid, **as_user)
+    try:
+        time.sleep(0.5)
+        confinement.release()
+        assert ours.wait(timeout=10) == -9
+        assert stranger.poll() is None, "release killed a process of another user"
+    finally:
+        stranger.kill()
+        ours.kill()
+        confinement.release()
