@@ -16,8 +16,12 @@ and this proves, for every one of them, that:
 - for an attack that tries to make the grader read a file of the checkout for it
   (SHOWS_NOTHING_OF = path), no line of that file is in the grader's output or exports.
 
-Every attack is graded twice, in default mode and with --sandbox (runners as nobody), since
-the judge runs the kernels it reads in the file in both: neither may give it a point. Each
+Every attack is graded twice, in default mode and with --sandbox (runners as a user of their
+own), since the judge runs the kernels it reads in the file in both: neither may give it a
+point. One that edits files is graded a third time without namespaces
+(DRILLS_NO_NAMESPACES=1), where the runner can write the checkout, as on a machine that allows
+none: the integrity guard must undo it. LAYOUT = "course" grades it in a copy without
+solutions/, as the README tells instructors to hand out. Each
 attack's docstring says what it does and what it scored on the grader it was first written
 against.
 """
@@ -57,17 +61,19 @@ def attack_meta(path: Path) -> dict:
     """ATTACK: the class of attack; TAMPERS: it edits files, so the stubs are graded again
     afterwards; CANARY: a path it tries to make the grader write; SHOWS_NOTHING_OF: a file it
     tries to make the grader show."""
-    values = {"ATTACK": "", "TAMPERS": False, "CANARY": "", "SHOWS_NOTHING_OF": ""}
+    values = {"ATTACK": "", "TAMPERS": False, "CANARY": "", "SHOWS_NOTHING_OF": "", "LAYOUT": ""}
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in values:
             values[node.targets[0].id] = ast.literal_eval(node.value)
     return values
 
 
-def copy_repo(destination: Path) -> Path:
+def copy_repo(destination: Path, layout: str = "") -> Path:
+    left_out = NOT_COPIED_PATHS | ({Path("solutions")} if layout == "course" else set())
+
     def ignore(folder: str, names: list[str]) -> list[str]:
         here = Path(folder).relative_to(ROOT)
-        return [n for n in names if n in NOT_COPIED or here / n in NOT_COPIED_PATHS]
+        return [n for n in names if n in NOT_COPIED or here / n in left_out]
 
     shutil.copytree(ROOT, destination, ignore=ignore)
     return destination
@@ -94,12 +100,12 @@ def fingerprint(root: Path) -> dict[str, str]:
 OWN_PIDS = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 
 
-def grade(repo: Path, *args: str) -> subprocess.CompletedProcess:
+def grade(repo: Path, *args: str, unconfined: bool = False) -> subprocess.CompletedProcess:
     alone = OWN_PIDS if "--sandbox" in args and os.geteuid() == 0 else []
     return subprocess.run(
         [*alone, sys.executable, "grader.py", *args, "--time-limit", "90"],
         cwd=repo,
-        env=os.environ | {"NO_COLOR": "1"},
+        env=os.environ | {"NO_COLOR": "1", "DRILLS_NO_NAMESPACES": "1" if unconfined else "0"},
         capture_output=True,
         text=True,
         timeout=300,
@@ -115,13 +121,19 @@ def open_to_nobody(path: Path) -> None:
             folder.chmod(folder.stat().st_mode | 0o011)
 
 
-@pytest.mark.parametrize("mode", ["default", "sandbox"])
-@pytest.mark.parametrize("path", ATTACKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+MODES = [(path, mode) for path in ATTACKS for mode in ("default", "sandbox")] + [
+    (path, "unconfined") for path in ATTACKS if attack_meta(path)["TAMPERS"]
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "mode"), MODES, ids=[f"{p.parent.name}/{p.stem}-{m}" for p, m in MODES]
+)
 def test_attack_scores_nothing(path, mode, tmp_path):
     meta = attack_meta(path)
     assert meta["ATTACK"] and ast.get_docstring(ast.parse(path.read_text())), path.name
     drill = catalog.find(path.parent.name)
-    repo = copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo", meta["LAYOUT"])
     impl, out = tmp_path / "impl", tmp_path / "out"
     impl.mkdir()
     out.mkdir()
@@ -144,6 +156,7 @@ def test_attack_scores_nothing(path, mode, tmp_path):
         "gradescope",
         str(gradescope),
         *(["--sandbox"] if mode == "sandbox" else []),
+        unconfined=mode == "unconfined",
     )
     shown = f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert native.exists() and gradescope.exists(), f"no results written: {shown}"
@@ -170,7 +183,9 @@ def test_attack_scores_nothing(path, mode, tmp_path):
 
     if meta["TAMPERS"]:
         stubs = out / "stubs.json"
-        done = grade(repo, "--impl", "drills/stubs", "--json", str(stubs))
+        done = grade(
+            repo, "--impl", "drills/stubs", "--json", str(stubs), unconfined=mode == "unconfined"
+        )
         assert stubs.exists(), f"no results for the stubs: {done.stdout[-3000:]}"
         for d in json.loads(stubs.read_text())["drills"]:
             assert (d["status"], d["score"]) == ("not_started", 0), f"stub {d['id']}: {d}"

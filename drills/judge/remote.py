@@ -503,7 +503,10 @@ _confinement: list[list[str]] = []
 def confinement() -> list[str]:
     """The command prefix that runs a runner confined as above, or [] where this machine does
     not allow it (no unshare or setpriv; user namespaces turned off): then the runner runs as
-    a plain child, and the integrity guard is what stands between it and the repository."""
+    a plain child, and the integrity guard is what stands between it and the repository.
+    DRILLS_NO_NAMESPACES=1 asks for that fallback (the repo's tests of it use this)."""
+    if os.environ.get("DRILLS_NO_NAMESPACES") == "1":
+        return []
     if not _confinement:
         prefix = [*NAMESPACES, "sh", "-c", CONFINE, str(catalog.ROOT)]
         try:
