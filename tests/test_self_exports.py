@@ -487,6 +487,7 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
     with zipfile.ZipFile(bundle) as z:
         names = z.namelist()
         assert {"setup.sh", "run_autograder", "grader.py", "DRILLS"} <= set(names)
+        assert "SANDBOX_FLAGS" not in names  # by default --sandbox refuses to grade with less
         assert not any(n.startswith(("solutions/", "mine/")) and n[-1] != "/" for n in names)
         z.extractall(root / "source")
     (root / "source" / ".venv").symlink_to(Path(sys.prefix))  # what setup.sh would make
@@ -515,6 +516,28 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
     assert str(root / "submission") not in json.dumps(results)
     graded_on = "a GPU" if runtime.current().is_gpu else "the CPU interpreter"
     assert "in the sandbox" in results["output"] and f"on {graded_on}" in results["output"]
+
+
+def test_a_bundle_can_be_told_to_grade_with_a_weaker_sandbox(tmp_path):
+    bundle = tmp_path / "autograder.zip"
+    built = subprocess.run(
+        [
+            sys.executable,
+            "course/gradescope/build.py",
+            "--sandbox-accept-less",
+            "--out",
+            str(bundle),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    with zipfile.ZipFile(bundle) as z:
+        assert z.read("SANDBOX_FLAGS").decode().split() == ["--sandbox-accept-less"]
+        assert "$sandbox_flags" in z.read("run_autograder").decode()
 
 
 def workflow_steps() -> tuple[dict[str, str], str]:

@@ -3,7 +3,9 @@
 The zip holds, at its root where Gradescope looks for them, setup.sh and run_autograder, and
 beside them what grading needs: grader.py, pyproject.toml, drills/ and the graded suites
 (tests/test_tN_*.py). Not solutions/, not mine/, not the lessons. DRILL ...: the drills this
-assignment grades (default: all), written to DRILLS for run_autograder.
+assignment grades (default: all), written to DRILLS for run_autograder. --sandbox-accept-less:
+grade even where Gradescope's image cannot give every protection of --sandbox (written to
+SANDBOX_FLAGS; by default run_autograder refuses to grade there, and says which one is missing).
 """
 
 import argparse
@@ -33,7 +35,7 @@ def grader_files() -> list[Path]:
     return files
 
 
-def build(out: Path, drills: list[catalog.Drill]) -> None:
+def build(out: Path, drills: list[catalog.Drill], accept_less: bool = False) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for script in ("setup.sh", "run_autograder"):
@@ -42,6 +44,8 @@ def build(out: Path, drills: list[catalog.Drill]) -> None:
             _add(bundle, str(path), (ROOT / path).read_bytes(), READABLE)
         if drills != catalog.DRILLS:
             _add(bundle, "DRILLS", (" ".join(d.id for d in drills) + "\n").encode(), READABLE)
+        if accept_less:
+            _add(bundle, "SANDBOX_FLAGS", b"--sandbox-accept-less\n", READABLE)
 
 
 def _add(bundle: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -60,12 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         default=HERE / "autograder.zip",
         help="where to write the zip (default: course/gradescope/autograder.zip)",
     )
+    parser.add_argument(
+        "--sandbox-accept-less",
+        action="store_true",
+        help="grade where the image cannot give every protection of --sandbox (default: refuse)",
+    )
     args = parser.parse_args(argv)
     try:
         drills = [catalog.find(name) for name in args.drills] or catalog.DRILLS
     except KeyError as e:
         parser.error(e.args[0])
-    build(args.out, drills)
+    build(args.out, drills, args.sandbox_accept_less)
     print(f"{args.out}: upload it as the assignment's autograder (Configure Autograder, zip file)")
     return 0
 
