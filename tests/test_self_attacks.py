@@ -114,9 +114,10 @@ def grade(repo: Path, *args: str, unconfined: bool = False) -> subprocess.Comple
 
 
 def open_to_nobody(path: Path) -> None:
-    """Let --sandbox's unprivileged runners through the folders above `path` (pytest makes its
-    temporary folders for their owner only)."""
-    for folder in [path, *path.parents]:
+    """Let --sandbox's unprivileged runners through the folders above `path`, and through
+    those above this Python's environment (pytest makes its temporary folders for their owner
+    only, and a checkout may lie in one): an instructor's machine needs the same."""
+    for folder in {path, *path.parents, Path(sys.prefix), *Path(sys.prefix).parents}:
         if folder.stat().st_mode & 0o011 != 0o011:
             folder.chmod(folder.stat().st_mode | 0o011)
 

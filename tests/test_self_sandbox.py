@@ -5,8 +5,10 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+from test_self_attacks import open_to_nobody  # the module pytest collects, from tests/
 
 from drills import sandbox
 
@@ -39,6 +41,7 @@ def test_the_runners_uid_belongs_to_no_account_and_no_process():
 
 @ROOT_ONLY
 def test_release_ends_the_runs_processes_and_no_strangers():
+    open_to_nobody(Path(sys.prefix))  # the run's uid must be able to start this Python
     confinement = sandbox.confine()
     assert confinement.user is not None and confinement.notes == []
     uid, gid = confinement.user
