@@ -144,3 +144,25 @@ def test_the_learners_code_can_start_threads_but_no_process():
     )
     seen = json.loads(done.stdout)
     assert seen == {"filter": True, "fork": 1, "subprocess": 1, "posix_spawn": 1, "thread": "ran"}
+
+
+def test_a_runner_sees_the_judges_triton_cache_empty_and_read_only(tmp_path, monkeypatch):
+    """A kernel binary planted in the judge's cache would be what the judge runs: the runner's
+    mount namespace covers it, and the runner's own cache is elsewhere."""
+    from drills.judge import remote
+
+    judge_cache = tmp_path / "judge-cache"
+    judge_cache.mkdir()
+    (judge_cache / "compiled").write_text("a kernel the judge compiled")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(judge_cache))
+    prefix = remote.confinement(hide_judge_cache=True)
+    if not prefix:
+        pytest.skip("no namespaces on this machine: the fallback does not hide the cache")
+    probe = f'ls -A "{judge_cache}"; touch "{judge_cache}/planted" 2>/dev/null || echo refused'
+    done = subprocess.run(
+        [*prefix, "sh", "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["refused"]
+    assert sorted(p.name for p in judge_cache.iterdir()) == ["compiled"]
+    runner_env = remote.runner_environment(tmp_path / "runner", remote.Sandbox())
+    assert runner_env["TRITON_CACHE_DIR"] == str(tmp_path / "runner" / "triton-cache")

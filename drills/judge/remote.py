@@ -389,7 +389,7 @@ class Runner(Child):
             json.dumps(limits),
         ]
         return subprocess.Popen(
-            confinement() + command,
+            confinement(hide_judge_cache=True) + command,
             cwd=folder,
             env=runner_environment(folder, self.sandbox),
             stdin=subprocess.DEVNULL,
@@ -477,7 +477,9 @@ class Executor(Child):
 # sees no process of the grader's, so it can neither find nor signal one, and when it ends the
 # kernel ends everything it started. In its mount namespace the repository is read-only and
 # what holds answers (solutions/, tests/, .git) is empty, in whichever of them a layout has (a
-# course copy has no solutions/); then it gives up every capability, so it cannot undo that.
+# course copy has no solutions/), and so is the judge's triton cache for a runner (a kernel
+# binary planted there would be what the judge runs); then it gives up every capability, so it
+# cannot undo that.
 NAMESPACES = [
     "unshare",
     "--user",
@@ -489,8 +491,9 @@ NAMESPACES = [
     "--kill-child",
 ]
 CONFINE = (
-    'set -e; root="$0"; '
+    'set -e; root="$0"; cache="$1"; shift; '
     'mount --bind "$root" "$root"; mount -o remount,bind,ro "$root"; '
+    'if [ -d "$cache" ]; then mount -t tmpfs -o ro,size=4k none "$cache"; fi; '
     "for hidden in solutions tests .git; do "
     '  if [ -d "$root/$hidden" ]; then mount -t tmpfs -o ro,size=4k none "$root/$hidden"; '
     '  elif [ -e "$root/$hidden" ]; then mount --bind /dev/null "$root/$hidden"; fi; '
@@ -500,7 +503,16 @@ CONFINE = (
 _confinement: list[list[str]] = []
 
 
-def confinement() -> list[str]:
+def judge_cache() -> str:
+    """Where the judge's processes keep triton's compiled kernels; made now if it is not there
+    yet, so that a runner cannot be first to make it."""
+    default = os.path.join(os.path.expanduser("~"), ".triton", "cache")
+    cache = os.environ.get("TRITON_CACHE_DIR") or default
+    os.makedirs(cache, mode=0o700, exist_ok=True)
+    return cache
+
+
+def confinement(hide_judge_cache: bool = False) -> list[str]:
     """The command prefix that runs a runner confined as above, or [] where this machine does
     not allow it (no unshare or setpriv; user namespaces turned off): then the runner runs as
     a plain child, and the integrity guard is what stands between it and the repository.
@@ -508,7 +520,7 @@ def confinement() -> list[str]:
     if os.environ.get("DRILLS_NO_NAMESPACES") == "1":
         return []
     if not _confinement:
-        prefix = [*NAMESPACES, "sh", "-c", CONFINE, str(catalog.ROOT)]
+        prefix = [*NAMESPACES, "sh", "-c", CONFINE, str(catalog.ROOT), ""]
         try:
             works = (
                 subprocess.run(
@@ -519,6 +531,8 @@ def confinement() -> list[str]:
         except (OSError, subprocess.SubprocessError):
             works = False
         _confinement.append(prefix if works else [])
+    if _confinement[0] and hide_judge_cache:
+        return [*_confinement[0][:-1], judge_cache()]
     return _confinement[0]
 
 
@@ -537,10 +551,12 @@ _KEPT_PREFIXES = ("CUDA_", "NVIDIA_", "TRITON_", "OMP_", "MKL_")
 
 def runner_environment(folder: Path, sandbox: Sandbox) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith(_KEPT_PREFIXES)}
+    # a cache of its own: the judge's is hidden from it, and nothing it writes may reach the
+    # judge's processes
+    env["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
     if sandbox.user:
         # another user cannot write this user's home or caches: everything in the folder
         env |= {"HOME": str(folder), "TMPDIR": str(folder)}
-        env["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
     return env
 
 
