@@ -571,6 +571,12 @@ def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
     )
 
 
+def adds_with_atomics(case: Case) -> bool:
+    """Whether the kernels the judge ran for this file add with atomics (tl.atomic_add, ...)."""
+    source = case.fn.code.source
+    return source is not None and "atomic_" in source.kernel_module()[0]
+
+
 def why_not_the_kernel(watched: Watched, hints: Hints) -> str | None:
     """When the result is wrong: the reason the record gives, if it shows one (no launch at
     all, or torch computing on the host), else None."""
@@ -766,9 +772,18 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         flat = torch.nonzero(unwritten.flatten()).flatten()
         first = _index(int(flat[0]), tuple(out.shape))
         who = owner(first)
+        where = f"(first at index {_fmt_index(first)}{', ' + who if who else ''})"
+        if adds_with_atomics(case):
+            # an atomic add keeps the marker the judge fills a new buffer with (NaN)
+            return True, (
+                f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
+                f"judge fills new memory with {where}: your kernel adds into its result with "
+                "atomics, so what it adds to must start at zero: allocate it with "
+                "torch.zeros, or zero it before each launch (a config's pre_hook, or "
+                f"autotune's reset_to_zero). If it does, then: {case.hints.unwritten}"
+            )
         return True, (
-            f"{len(flat)} of {out.numel()} output elements were never written (first at "
-            f"index {_fmt_index(first)}{', ' + who if who else ''}). "
+            f"{len(flat)} of {out.numel()} output elements were never written {where}. "
             f"{case.hints.unwritten}"
         )
     report = compare(out, case.expected, case.tol, owner)
