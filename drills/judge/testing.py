@@ -571,6 +571,13 @@ def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
     )
 
 
+ATOMICS_ADVICE = (
+    "Your kernel adds into its result with atomics, so what it adds to must start at zero: "
+    "allocate it with torch.zeros, or zero it before each launch (a config's pre_hook, or "
+    "autotune's reset_to_zero)."
+)
+
+
 def adds_with_atomics(case: Case) -> bool:
     """Whether the kernels the judge ran for this file add with atomics (tl.atomic_add, ...)."""
     source = case.fn.code.source
@@ -774,13 +781,11 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         who = owner(first)
         where = f"(first at index {_fmt_index(first)}{', ' + who if who else ''})"
         if adds_with_atomics(case):
-            # an atomic add keeps the marker the judge fills a new buffer with (NaN)
+            # an atomic add into the judge's fill (NaN) keeps it NaN
             return True, (
                 f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
-                f"judge fills new memory with {where}: your kernel adds into its result with "
-                "atomics, so what it adds to must start at zero: allocate it with "
-                "torch.zeros, or zero it before each launch (a config's pre_hook, or "
-                f"autotune's reset_to_zero). If it does, then: {case.hints.unwritten}"
+                f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
+                f"{case.hints.unwritten}"
             )
         return True, (
             f"{len(flat)} of {out.numel()} output elements were never written {where}. "
@@ -788,7 +793,14 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         )
     report = compare(out, case.expected, case.tol, owner)
     if report:
-        nan_hint = case.hints.nan if bool(torch.isnan(out).any()) else ""
+        nan_hint = ""
+        if bool(torch.isnan(out).any()):
+            # on a GPU an atomic add into the judge's fill gives a NaN it cannot tell apart
+            nan_hint = (
+                f"{ATOMICS_ADVICE} If it does, then: {case.hints.nan}"
+                if adds_with_atomics(case)
+                else case.hints.nan
+            )
         advice = (
             nan_hint or case.diagnose(launch, out) or _values_advice(out, case.expected, case.hints)
         )
