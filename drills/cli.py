@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -196,6 +197,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     limit = args.time_limit or grading.DRILL_LIMIT[rt.kind]
     sandbox = confinement.runner_settings(limit) if confinement else None
     workers = _drills_at_once(rt)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grade-sources-") as folder:
         # The learner's files and the judge's, as they are before any learner code runs.
         guard = integrity.Guard()
@@ -220,7 +222,9 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(grade, selected))
     processes.kill_descendants()
-    native = report.native_document(results, args.impl, rt.kind, versions)
+    native = report.native_document(
+        results, args.impl, rt.kind, versions, time.monotonic() - started
+    )
     if only_checks is not None:  # the scores cover these checks only
         native["only_checks"] = only_checks
     if confinement:

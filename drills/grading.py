@@ -12,6 +12,7 @@ import ast
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,31 @@ MAX_JUDGES = 4
 MAX_SOURCE_BYTES = 1 << 20
 MAX_EVENT_BYTES = 8 << 20
 MAX_EVENT_LINE = 64 << 10
+# Characters a terminal or a log viewer acts on rather than shows: control characters other
+# than tab and newline (a carriage return starts a new line in a GitHub Actions log), Unicode
+# line separators, and the bidirectional overrides that reorder what a reader sees.
+_ACTED_ON = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+# A GitHub Actions workflow command: '::name::' at the start of a line, leading whitespace
+# allowed, or the older '##[name]' anywhere in it (actions/runner, ActionCommand.cs).
+_WORKFLOW_COMMAND = re.compile(r"^(\s*):(?=:)|##\[", re.MULTILINE)
+
+
+def inert(text: str) -> str:
+    """`text`, which may quote the learner's code or its exceptions, such that no terminal, CI
+    log or course tool showing it acts on it: what would be acted on is written out (\\x1b,
+    \\x3a:notice, \\x23#[). It cannot print a forged score into a Classroom log, clear a
+    screen or turn a line around. Applying it twice changes nothing more."""
+    text = _ACTED_ON.sub(lambda m: _escape(m.group()), text)
+    return _WORKFLOW_COMMAND.sub(
+        lambda m: f"{m.group(1)}\\x3a" if m.group(1) is not None else "\\x23#[", text
+    )
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass
@@ -43,6 +69,9 @@ class CheckResult:
     case: str = ""  # the first case that failed
     skipped_cases: list[str] = field(default_factory=list)  # cases only a GPU can run
     scored: bool = True  # False for an extra check: reported, worth no points
+
+    def __post_init__(self) -> None:
+        self.message = inert(self.message)
 
 
 @dataclass
@@ -57,6 +86,9 @@ class DrillResult:
     checks: list[CheckResult]
     message: str = ""  # what went wrong at the drill level (an import error, a crash)
     source: str = ""
+
+    def __post_init__(self) -> None:
+        self.message = inert(self.message)
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -287,14 +287,20 @@ def failing_checks(r: DrillResult) -> list[CheckResult]:
 
 
 def native_document(
-    results: list[DrillResult], impl: str, runtime_kind: str, versions: dict[str, str]
+    results: list[DrillResult],
+    impl: str,
+    runtime_kind: str,
+    versions: dict[str, str],
+    seconds: float,
 ) -> dict:
-    """The grader's own JSON (DESIGN.md's schema)."""
+    """The grader's own JSON (DESIGN.md's schema, and `seconds`: the grade's wall time; drills
+    graded at once overlap, so it is less than the sum of theirs)."""
     return {
         "impl": impl,
         "runtime": runtime_kind,
         "versions": versions,
         "score": sum(r.score for r in results),
         "max_score": sum(r.max_score for r in results),
+        "seconds": round(seconds, 2),
         "drills": [r.to_json() for r in results],
     }

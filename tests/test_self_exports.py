@@ -66,7 +66,7 @@ def check_in(state: str, i: int, source: str) -> tuple[str, str, str]:
     if state == "partial" and i == 1:  # a learner's exception, control characters and all
         return (
             "failed",
-            f"your code raised ValueError: \x1b[31mbad\x00 size\n    at {source}",
+            f"your code raised ValueError: \x1b[31mbad\x00 size\n    at {source}, line 21: x + y",
             "fp16",
         )
     if state == "partial":
@@ -132,7 +132,10 @@ def drill_result(drill: catalog.Drill, state: str) -> DrillResult:
 
 
 def native_of(results: list[DrillResult]) -> dict:
-    return report.native_document(results, str(SUBMISSION), "interpreter", VERSIONS)
+    # drills graded at once: the wall time is less than the sum of the drills' times
+    longest, total = max(r.seconds for r in results), sum(r.seconds for r in results)
+    seconds = longest + (total - longest) / 2
+    return report.native_document(results, str(SUBMISSION), "interpreter", VERSIONS, seconds)
 
 
 def lost(results: list[DrillResult]) -> list[tuple[DrillResult, CheckResult | None]]:
@@ -254,7 +257,8 @@ def parse_float(text: str | None) -> float:
 def dorny_view(root: ElementTree.Element) -> list[dict]:
     """Each test as dorny/test-reporter's java-junit parser reads it
     (src/parsers/java-junit/java-junit-parser.ts, commit 29672c52a8220c09bd9f79b5b6cf6315f1763996):
-    failed when it holds a failure or an error, the first failure's (else error's) message."""
+    failed when it holds a failure or an error, the first failure's (else error's) message, and
+    its text as the details."""
     tests = []
     for case in root.iter("testcase"):
         issue = case.find("failure") if case.find("failure") is not None else case.find("error")
@@ -274,6 +278,7 @@ def dorny_view(root: ElementTree.Element) -> list[dict]:
                 "result": result,
                 "ms": parse_float(case.get("time")) * 1000,
                 "message": message,
+                "details": None if issue is None else issue.text,
             }
         )
     return tests
@@ -282,23 +287,34 @@ def dorny_view(root: ElementTree.Element) -> list[dict]:
 def mikepenz_view(root: ElementTree.Element) -> dict:
     """The annotations and counts of mikepenz/action-junit-report (src/testParser.ts, commit
     305cd1f47a0fbd606dfeacc59048ea5595ea0a96): a failed test is annotated on the testcase's
-    file, else its failure's, else its testsuite's; with its message attribute, else the first
-    two lines of its text, else its name; times summed from the testcases."""
-    annotations, skipped, seconds = [], 0, 0.0
+    file, else its failure's, else its testsuite's, at the line of a `line` attribute, else of
+    the last ' <file>...:<digits>' in its text, else line 1 (resolveFileAndLine); with its
+    message attribute, else the first two lines of its text, else its name, and its text as the
+    details; every testcase counted; times summed from the testcases."""
+    annotations, tests, skipped, seconds = [], 0, 0, 0.0
     for suite in root.iter("testsuite"):
         for case in suite.findall("testcase"):
+            tests += 1
             seconds += parse_float(case.get("time")) if case.get("time") is not None else 0
             skipped += case.find("skipped") is not None
             for issue in [*case.findall("failure"), *case.findall("error")]:
-                text = "\n".join((issue.text or "").strip().split("\n")[:2])
+                trace = (issue.text or "").strip()
+                file = case.get("file") or issue.get("file") or suite.get("file")
+                found = re.findall(rf" [^ ]*{re.escape(file)}.*?:\d+", trace)
                 annotations.append(
                     {
-                        "file": case.get("file") or issue.get("file") or suite.get("file"),
+                        "file": file,
+                        "line": int(found[-1].split(":")[-1]) if found else 1,
                         "title": case.get("name"),
-                        "message": (issue.get("message") or text or case.get("name")).strip(),
+                        "message": (
+                            issue.get("message")
+                            or "\n".join(trace.split("\n")[:2])
+                            or case.get("name")
+                        ).strip(),
+                        "details": trace,
                     }
                 )
-    return {"annotations": annotations, "skipped": skipped, "seconds": seconds}
+    return {"annotations": annotations, "tests": tests, "skipped": skipped, "seconds": seconds}
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -326,11 +342,19 @@ def test_junit_is_valid_and_its_readers_show_every_reason(state):
         lost(results), failed, mikepenz["annotations"], strict=True
     ):
         assert shown["name"] == annotation["title"] == (c.name if c else r.title)
-        assert shows(shown["message"], message_of(r, c)), shown
-        assert shows(annotation["message"], message_of(r, c)), annotation
-        assert annotation["file"] == r.source  # the learner's file, not the suite's
-    not_run = sum(1 for r in results for c in r.checks if c.skipped_cases)
-    assert mikepenz["skipped"] == not_run > 0
+        assert "\n" not in shown["message"] and "\n" not in annotation["message"]
+        assert shows(shown["message"] + shown["details"], message_of(r, c)), shown
+        assert shows(annotation["message"] + annotation["details"], message_of(r, c)), annotation
+        # the learner's file as the learner knows it, at the line the reason names
+        assert annotation["file"] == Path(r.source).name
+        named = re.search(r", line (\d+)| on line (\d+)", message_of(r, c))
+        assert annotation["line"] == (int(next(filter(None, named.groups()))) if named else 1)
+    # one test per scored check: what did not run is in the check's system-out
+    assert mikepenz["tests"] == sum(len([c for c in r.checks if c.scored]) or 1 for r in results)
+    for r in results:
+        for c in r.checks:
+            for case in c.skipped_cases:
+                assert case in ElementTree.tostring(root, encoding="unicode"), (c.name, case)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,6 +383,9 @@ def test_gradescope_numbers_per_drill_and_says_how_it_graded(state):
     for r, c in lost(results):
         assert shows(by_name[f"{r.id} · {c.name if c else r.title}"]["output"], message_of(r, c))
     assert "CPU interpreter" in document["output"] and "python 3.11.7" in document["output"]
+    # the wall time of the grade, not the sum of its drills', which ran at once
+    assert document["execution_time"] == native["seconds"]
+    assert native["seconds"] < sum(r.seconds for r in results) or state == "missing"
     for r in results:
         for c in r.checks:
             for case in c.skipped_cases:
@@ -559,15 +586,12 @@ def test_classroom_workflow_has_one_grading_step_per_drill():
     )
 
 
-@needs_node
-def test_classroom_step_feeds_the_reporter(tmp_path):
-    empty = tmp_path / "submission"  # a drill file that is missing: graded at once
-    empty.mkdir()
+def run_grade_step(tmp_path: Path, impl: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    """The workflow's t1 grading step on `impl`, and the runners it hands the reporter."""
     github_env, github_output = tmp_path / "env", tmp_path / "output"
     steps, _ = workflow_steps()
-    command = steps["t1"].split()[1:]  # the step's command, with this Python
     done = subprocess.run(
-        [sys.executable, *command, "--impl", str(empty)],
+        [sys.executable, *steps["t1"].split()[1:], "--impl", str(impl)],  # with this Python
         cwd=ROOT,
         env=os.environ | {"GITHUB_ENV": str(github_env), "GITHUB_OUTPUT": str(github_output)},
         capture_output=True,
@@ -579,9 +603,85 @@ def test_classroom_step_feeds_the_reporter(tmp_path):
     runners = dict(line.split("=", 1) for line in github_output.read_text().splitlines())["runners"]
     payloads = dict(line.split("=", 1) for line in github_env.read_text().splitlines())
     assert set(payloads) == {f"{r.upper()}_RESULTS" for r in runners.split(",")}
-    status, log = run_reporter({r: payloads[f"{r.upper()}_RESULTS"] for r in runners.split(",")})
+    return done, {r: payloads[f"{r.upper()}_RESULTS"] for r in runners.split(",")}
+
+
+@needs_node
+def test_classroom_step_feeds_the_reporter(tmp_path):
+    empty = tmp_path / "submission"  # a drill file that is missing: graded at once
+    empty.mkdir()
+    _, runners = run_grade_step(tmp_path, empty)
+    status, log = run_reporter(runners)
     assert status == 1 and recorded(log) == {"totalPoints": 0, "maxPoints": 100}, log
     assert "t1_add.py does not exist" in log and str(empty) not in log
+
+
+def workflow_commands(log: str) -> list[str]:
+    """The workflow commands a GitHub Actions runner would act on in `log`, as actions/runner
+    reads a step's output: lines split at \\n, \\r\\n and \\r; '::name...::' after leading
+    whitespace, '##[name...]' anywhere; none between '::stop-commands::TOKEN' and '::TOKEN::'."""
+    commands, stopped_by = [], None
+    for line in re.split(r"\r\n|\r|\n", log):
+        text = line.lstrip()
+        if stopped_by:
+            stopped_by = None if text == f"::{stopped_by}::" else stopped_by
+            continue
+        if text.startswith("::stop-commands::"):
+            stopped_by = text.removeprefix("::stop-commands::")
+        elif text.startswith("::") and "::" in text[2:]:
+            commands.append(text)
+        elif "##[" in line and "]" in line.split("##[", 1)[1]:
+            commands.append(line[line.index("##[") :])
+    return commands
+
+
+# Workflow commands inside a Python string literal, as a learner's file would raise them.
+FORGED = (
+    r"\n::notice title=Autograding report::{\"totalPoints\":100,\"maxPoints\":100}"
+    r"\r::error::forged  ##[error]forged\x1b[2J\u202eevil"
+)
+SHOWN_FORGED = '{"totalPoints":100,"maxPoints":100}'
+
+
+@needs_node
+def test_a_check_message_starts_no_workflow_command():
+    partial = drill_result(T1, "partial")
+    hostile = "x\n  ::notice title=Autograding report::{}\r::error::y\nsee ##[error]z\x1b[2J"
+    assert len(workflow_commands(hostile)) == 3  # what a runner would act on, unescaped
+    failed = partial.checks[1]  # a check that lost its points, now with a hostile reason
+    checks = [*partial.checks]
+    checks[1] = CheckResult(failed.name, "failed", 0.0, failed.max_score, hostile, failed.case)
+    results = [DrillResult(**{**partial.__dict__, "checks": checks})]
+    native = native_of(results)
+    shown = [t["output"] for t in exports.gradescope(results, native)["tests"]]
+    shown += [
+        e.get("message") for e in ElementTree.fromstring(exports.junit(results, native)).iter()
+    ]
+    assert all(workflow_commands(text or "") == [] for text in shown), shown
+    _, log = run_reporter(exports.classroom(results, native))
+    _, untouched = run_reporter(exports.classroom([partial], native_of([partial])))
+    assert workflow_commands(log) == workflow_commands(untouched), log  # the reporter's own
+
+
+@needs_node
+def test_a_learners_exception_forges_no_score_in_the_classroom_log(tmp_path):
+    """A kernel file whose exception carries workflow commands, graded by the workflow's own
+    step: neither the step's log nor the reporter's acts on any of them."""
+    impl = tmp_path / "submission"
+    impl.mkdir()
+    solved = (ROOT / "solutions" / "t1_add.py").read_text()
+    raising = f'    if x.numel() % 2:\n        raise ValueError("{FORGED}")\n'
+    (impl / "t1_add.py").write_text(
+        solved.replace("    check_inputs(x, y, out)\n", f"    check_inputs(x, y, out)\n{raising}")
+    )
+    done, runners = run_grade_step(tmp_path, impl)
+    assert SHOWN_FORGED in done.stdout  # the learner's text is shown ...
+    assert workflow_commands(done.stdout + done.stderr) == []  # ... and not acted on
+    status, log = run_reporter(runners)
+    assert SHOWN_FORGED in log
+    reports = [c for c in workflow_commands(log) if "Autograding report" in c]
+    assert status == 1 and len(reports) == 1 and 0 < recorded(log)["totalPoints"] < 100, log
+    assert all(re.fullmatch(r"t1(_[a-z0-9]+)+", r) for r in runners), runners
 
 
 def test_exercism_runner_exits_0_with_results(tmp_path):
