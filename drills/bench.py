@@ -159,7 +159,6 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
 
 
 def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -> list[Row]:
-    from drills.judge.plugin import source_file
     from drills.loading import ImplImportError, load
 
     bench = load_bench(drill)
@@ -168,7 +167,7 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
     reference_file = drill.source("solutions").with_name(f"{bench.reference or drill.slug}.py")
     reference = getattr(load(reference_file), bench.entry)
     try:
-        under_test = getattr(load(source_file(impl, drill.slug)), bench.entry)
+        under_test = getattr(load(catalog.source_file(impl, drill.slug)), bench.entry)
         import_problem = ""
     except ImplImportError as e:
         under_test, import_problem = None, str(e).splitlines()[0]

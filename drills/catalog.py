@@ -1,5 +1,6 @@
 """The ordered list of drills: the only place drills are listed, and the curriculum's order."""
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,3 +47,39 @@ def find(name: str) -> Drill:
             return drill
     known = ", ".join(d.id for d in DRILLS)
     raise KeyError(f"no drill named {name!r}; the drills are {known}")
+
+
+def source_file(impl: str, slug: str) -> Path:
+    """The learner's file of drill `slug` for `impl` (mine, solutions, a folder or a .py)."""
+    if impl.endswith(".py"):
+        return Path(impl).resolve()
+    return find(slug).source(impl)
+
+
+@dataclass(frozen=True)
+class SuiteCheck:
+    name: str
+    points: int
+    code: str  # its test function, decorators and all
+
+
+def suite_checks(drill: Drill) -> list[SuiteCheck]:
+    """The checks of the drill's suite in file order, read from its text (no torch needed):
+    each `@check("name", points=N)` test function."""
+    source = drill.test_file.read_text()
+    lines = source.splitlines()
+    checks = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and getattr(decorator.func, "id", None) == "check"
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)
+            ):
+                points = next(k.value.value for k in decorator.keywords if k.arg == "points")
+                code = "\n".join(lines[node.decorator_list[0].lineno - 1 : node.end_lineno])
+                checks.append(SuiteCheck(decorator.args[0].value, points, code))
+    return checks

@@ -21,7 +21,6 @@ are relative to the graded folder (t1_add.py, not /autograder/submission/t1_add.
 
 from __future__ import annotations
 
-import ast
 import base64
 import functools
 import json
@@ -222,23 +221,8 @@ def _test_code(r: DrillResult, c: CheckResult | None) -> str:
 
 @functools.cache
 def _check_functions(slug: str) -> dict[str, str]:
-    """Check name -> the source of its test function, read from the drill's suite."""
-    path = catalog.find(slug).test_file
-    source = path.read_text()
-    functions = {}
-    for node in ast.parse(source).body:
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        for decorator in node.decorator_list:
-            if (
-                isinstance(decorator, ast.Call)
-                and getattr(decorator.func, "id", None) == "check"
-                and decorator.args
-                and isinstance(decorator.args[0], ast.Constant)
-            ):
-                lines = source.splitlines()[node.decorator_list[0].lineno - 1 : node.end_lineno]
-                functions[decorator.args[0].value] = "\n".join(lines)
-    return functions
+    """Check name -> the source of its test function."""
+    return {c.name: c.code for c in catalog.suite_checks(catalog.find(slug))}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from drills import catalog, integrity, processes
-from drills.judge.plugin import CASE_LIMIT, source_file
+from drills.catalog import source_file
+from drills.judge import syntax
+from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
-# Seconds a drill may take in all.
-DRILL_LIMIT = {"interpreter": 150, "gpu": 600}
 # Judges started per drill at most: the first, and one per judge that died mid-suite.
 MAX_JUDGES = 4
 # A learner's drill file larger than this is not graded (it is not a drill file).
@@ -525,8 +525,9 @@ def grade(
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
         copy = copy or private_copy(source, Path(folder))
-        if isinstance(copy, str):
-            return _not_gradable(drill, copy, _relative(source))
+        decided = decided_at_once(drill, copy, _relative(source))
+        if decided:
+            return decided
         run = run_suite(
             drill,
             copy,
@@ -557,6 +558,37 @@ def grade(
         checks,
         message,
         _relative(source),
+    )
+
+
+def decided_at_once(drill: catalog.Drill, copy: Path | str, shown_as: str) -> DrillResult | None:
+    """The grade of a file that needs no judge, from its private copy (private_copy): one that
+    could not be copied, the untouched stub, or one that is not Python. Each scores 0, as the
+    judge would give it, in the judge's words, in a fraction of a second (no torch, no judge);
+    None for every other file."""
+    if isinstance(copy, str):
+        return _not_gradable(drill, copy, shown_as)
+    if copy.read_bytes() == drill.stub.read_bytes():
+        return _every_check(drill, "not_started", f"{shown_as} still raises NotStarted.", shown_as)
+    try:
+        syntax.parse(copy, shown_as)
+    except syntax.SourceError as e:
+        return _every_check(drill, "error", str(e), shown_as)
+    return None
+
+
+def _every_check(drill: catalog.Drill, status: str, why: str, shown_as: str) -> DrillResult:
+    """Every scored check of the drill's suite with `status` and no points, none of its cases
+    run; its extra checks not started (worth nothing, they need no reason of their own)."""
+    checks = [
+        CheckResult(c.name, status, 0.0, float(c.points), why)
+        if c.points
+        else CheckResult(c.name, "not_started", 0.0, 0.0, why, scored=False)
+        for c in catalog.suite_checks(drill)
+    ]
+    most = float(sum(c.max_score for c in checks))
+    return DrillResult(
+        drill.id, drill.slug, drill.title, status, 0.0, most, 0.0, checks, why, shown_as
     )
 
 

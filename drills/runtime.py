@@ -4,6 +4,8 @@
 reads TRITON_INTERPRET when it decorates, so flipping it later changes nothing.
 """
 
+import importlib
+import importlib.metadata
 import os
 import platform
 from dataclasses import dataclass
@@ -50,7 +52,12 @@ def interpret_where_no_gpu_can_be() -> None:
 
 
 def select() -> Runtime:
-    """GPU when CUDA is available and the interpreter was not asked for; else the interpreter."""
+    """GPU when CUDA is available and the interpreter was not asked for; else the interpreter.
+    Where no CUDA driver can be loaded that is known without importing torch, so the grader
+    of a machine without a GPU never imports it (the judge and the runner do)."""
+    if no_cuda_driver():
+        os.environ["TRITON_INTERPRET"] = "1"
+        return Runtime("interpreter", "cpu", "CPU interpreter (TRITON_INTERPRET=1, no GPU found)")
     import torch
 
     if torch.cuda.is_available() and not interpreter_requested():
@@ -63,14 +70,15 @@ def select() -> Runtime:
 
 
 def versions() -> dict[str, str]:
-    import torch
-    import triton
-
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-    }
+    """Python's, torch's and triton's versions, from the installed packages' metadata (which
+    needs no import); from the module itself for one installed without it (a source tree)."""
+    found = {"python": platform.python_version()}
+    for name in ("torch", "triton"):
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = importlib.import_module(name).__version__
+    return found
 
 
 _current: Runtime | None = None

@@ -9,8 +9,9 @@ and this proves, for every one of them, that:
 - the results stay put once the grader has exited (no detached process rewrites them);
 - no file of the checkout outside mine/ was changed, and no new one appeared outside mine/
   and .drills/ (tampering is undone);
-- for an attack that edits files (TAMPERS = True), the four pristine stubs graded afterwards
-  in the same copy are still not started with 0 points;
+- for an attack that edits files (TAMPERS = True), the four stubs (with a comment added, so
+  that the judge grades them) graded afterwards in the same copy are still not started with 0
+  points;
 - for an attack that plants links to a path outside the checkout (CANARY = path), nothing was
   written there;
 - for an attack that tries to make the grader read a file of the checkout for it
@@ -183,9 +184,16 @@ def test_attack_scores_nothing(path, mode, tmp_path):
     assert not changed and not added, f"changed: {changed}, new: {added}"
 
     if meta["TAMPERS"]:
+        # each stub with a comment added, so that it reaches the judge the attack may have
+        # changed (the stub itself, byte for byte, is decided without one)
+        edited = out / "stubs"
+        edited.mkdir()
+        for d in catalog.DRILLS:
+            text = (repo / "drills" / "stubs" / f"{d.slug}.py").read_text()
+            (edited / f"{d.slug}.py").write_text(text + "\n# graded after the attack\n")
         stubs = out / "stubs.json"
         done = grade(
-            repo, "--impl", "drills/stubs", "--json", str(stubs), unconfined=mode == "unconfined"
+            repo, "--impl", str(edited), "--json", str(stubs), unconfined=mode == "unconfined"
         )
         assert stubs.exists(), f"no results for the stubs: {done.stdout[-3000:]}"
         for d in json.loads(stubs.read_text())["drills"]:

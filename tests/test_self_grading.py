@@ -6,6 +6,7 @@ a drill that crashes, hangs or cannot be imported never costs another drill its 
 import ast
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +87,60 @@ def test_pristine_stub_is_not_started(drill):
     assert result.score == 0 and result.max_score == 100
     assert all(c.status == "not_started" for c in result.checks if c.scored)
     assert "Traceback" not in json.dumps(result.to_json())
+
+
+NEEDS_NO_JUDGE = {
+    "stub": None,  # the drill's own stub, byte for byte
+    "syntax error": "def add(x, y:\n    return x\n",
+    "bad encoding": b"# caf\xe9\nx = 1\n",
+}
+
+
+@pytest.mark.parametrize("what", NEEDS_NO_JUDGE)
+def test_a_file_that_needs_no_judge_is_graded_as_the_judge_grades_it(what, tmp_path):
+    """The grade decided at once (no torch, no judge) is the judge's: same statuses, same
+    messages, check by check."""
+    drill = catalog.find("t1")
+    text = NEEDS_NO_JUDGE[what] or drill.stub.read_text()
+    path = tmp_path / f"{drill.slug}.py"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    decided = grading.decided_at_once(drill, path, "t1_add.py")
+    assert decided is not None and decided.score == 0
+    run = grading.run_suite(drill, path, "t1_add.py", kind())
+    judged = grading._check_results(run)
+    assert decided.status == grading._drill_status(judged, run)
+    scored = [(c.name, c.status, c.message, c.max_score) for c in judged if c.scored]
+    assert [(c.name, c.status, c.message, c.max_score) for c in decided.checks if c.scored] == scored
+
+
+@pytest.mark.parametrize(
+    "path",
+    [d.source("solutions") for d in catalog.DRILLS] + NEGATIVES + POSITIVES,
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
+def test_every_file_that_can_run_reaches_the_judge(path):
+    drill = catalog.find(path.parent.name if path.parent.name != "solutions" else path.stem)
+    assert grading.decided_at_once(drill, path, path.name) is None
+
+
+@pytest.mark.skipif(
+    not runtime.no_cuda_driver(), reason="on a GPU machine the grader asks torch for the GPU"
+)
+def test_stubs_syntax_errors_and_missing_files_are_graded_without_torch(tmp_path):
+    (tmp_path / "t1_add.py").write_text("def add(x, y:\n")
+    shutil.copy(catalog.find("t2").stub, tmp_path / "t2_softmax.py")  # t3, t4: missing
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "grader.py", "--impl", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr[-3000:]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "torch" not in imported and "drills.judge.plugin" not in imported
+    assert "Total 0/400" in done.stdout and "syntax error on line 1" in done.stdout
 
 
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)

@@ -19,7 +19,7 @@ from triton.backends.compiler import GPUTarget
 from triton.runtime.jit import JITFunction
 
 from drills import catalog
-from drills.judge import source
+from drills.judge import source, syntax
 
 ROOT = Path(__file__).resolve().parent.parent
 # the drills' references, as the grader reads them (not t4_matmul_persistent.py: it is the
@@ -224,7 +224,7 @@ def test_solution_kernel_modules_compile_for_sm90(path):
 def test_a_syntax_error_is_reported_like_an_import_error(tmp_path):
     path = tmp_path / "t1_add.py"
     path.write_text("import torch\ndef add(x, y, out=None)\n    return x\n")
-    with pytest.raises(source.SourceError) as error:
+    with pytest.raises(syntax.SourceError) as error:
         source.read(path, "mine/t1_add.py")
     assert str(error.value) == (
         "mine/t1_add.py has a syntax error on line 2: expected ':'\n    def add(x, y, out=None)"
@@ -232,14 +232,14 @@ def test_a_syntax_error_is_reported_like_an_import_error(tmp_path):
 
 
 def test_a_missing_file_is_a_source_error(tmp_path):
-    with pytest.raises(source.SourceError, match="mine/t1_add.py does not exist"):
+    with pytest.raises(syntax.SourceError, match="mine/t1_add.py does not exist"):
         source.read(tmp_path / "nowhere.py", "mine/t1_add.py")
 
 
 def test_a_file_nested_too_deeply_to_check_is_a_source_error(tmp_path):
     path = tmp_path / "t1_add.py"
-    path.write_text("x = " + " + ".join(["1"] * (source.MAX_DEPTH + 1)) + "\n")
-    with pytest.raises(source.SourceError, match="nests expressions too deeply"):
+    path.write_text("x = " + " + ".join(["1"] * (syntax.MAX_DEPTH + 1)) + "\n")
+    with pytest.raises(syntax.SourceError, match="nests expressions too deeply"):
         source.read(path, "mine/t1_add.py")
 
 

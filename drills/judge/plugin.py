@@ -27,11 +27,7 @@ runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torc
 from drills import catalog, processes
 from drills.judge import testing
 from drills.judge.remote import LearnerCode, LearnerError, Sandbox
-
-# Seconds. A correct case takes a few seconds on the interpreter (16 x 16 tiles, the smallest
-# tl.dot allows, under 10 s on a loaded 2-core machine); a GPU may compile (and autotune) for a
-# while before the first case returns. A hang costs the drill's limit either way.
-CASE_LIMIT = {"interpreter": 60, "gpu": 180}
+from drills.limits import CASE_LIMIT
 
 
 def pytest_addoption(parser):
@@ -123,12 +119,6 @@ def pytest_runtest_setup(item):
 # ---------------------------------------------------------------------------------------------
 
 
-def source_file(impl: str, slug: str) -> Path:
-    if impl.endswith(".py"):
-        return Path(impl).resolve()
-    return catalog.find(slug).source(impl)
-
-
 def _show(path: Path) -> str:
     try:
         return str(path.relative_to(catalog.ROOT))
@@ -141,7 +131,7 @@ def impl(request):
     """The learner's code for the test file's drill, chosen by --impl, run by a runner."""
     config = request.config
     slug = re.fullmatch(r"test_(t\d+_\w+)", request.module.__name__.rsplit(".", 1)[-1]).group(1)
-    path = source_file(config.getoption("--impl"), slug)
+    path = catalog.source_file(config.getoption("--impl"), slug)
     if not path.is_file():
         raise LearnerError("import_error", f"{_show(path)} does not exist")
     kind = runtime.current().kind

@@ -29,8 +29,9 @@ import torch
 
 from drills import catalog, processes, runtime
 from drills.errors import explain
-from drills.judge.source import LearnerSource, SourceError
+from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
+from drills.judge.syntax import SourceError
 
 # the untrusted side: the only file beside the judge's package that a runner runs
 RUNNER_SCRIPT = Path(__file__).resolve().parent.parent / "runner.py"

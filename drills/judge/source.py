@@ -1,7 +1,8 @@
 """What the judge learns from a learner's file by reading it, never running it.
 
 The learner's file runs in a runner process that its own code can tamper with, so the judge
-(trusted) never imports it. `read()` parses it; `LearnerSource` answers from the text alone:
+(trusted) never imports it. `read()` parses it (drills.judge.syntax); `LearnerSource` answers
+from the text alone:
 
 - kernel_module(): the module of kernels the judge runs and compiles (drills.judge.kernel_module);
 - autotune_configs(): a kernel's autotune list (drills.judge.source_configs);
@@ -10,19 +11,12 @@ The learner's file runs in a runner process that its own code can tamper with, s
 """
 
 import ast
-import tokenize
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from drills.judge.names import AUTOTUNE_DECORATORS, JIT_DECORATORS, import_bindings, name_chain
-
-# The checks below recurse through the syntax tree; no kernel file comes near this depth.
-MAX_DEPTH = 200
-
-
-class SourceError(Exception):
-    """The file cannot be read as Python; str() is the message for the learner."""
+from drills.judge.syntax import parse
 
 
 @dataclass(frozen=True)
@@ -36,33 +30,9 @@ class Finding:
 
 
 def read(path: Path, shown_as: str) -> "LearnerSource":
-    """Parse a learner's file; SourceError says why it cannot be read."""
-    try:
-        with tokenize.open(path) as f:  # honours a coding cookie; newlines become "\n"
-            text = f.read()
-        # a name that is no file: else a syntax error quotes its line from the file of that name
-        tree = ast.parse(text, filename=f"<{shown_as}>")
-    except FileNotFoundError:
-        raise SourceError(f"{shown_as} does not exist") from None
-    except SyntaxError as e:
-        raise SourceError(
-            f"{shown_as} has a syntax error on line {e.lineno}: {e.msg}\n"
-            f"    {(e.text or '').rstrip()}"
-        ) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise SourceError(f"{shown_as} cannot be read as Python: {e}") from None
-    if depth(tree) > MAX_DEPTH:
-        raise SourceError(f"{shown_as} nests expressions too deeply to be checked")
+    """Parse a learner's file; syntax.SourceError says why it cannot be read."""
+    text, tree = parse(path, shown_as)
     return LearnerSource(shown_as, text, tree)
-
-
-def depth(tree: ast.AST) -> int:
-    deepest, todo = 0, [(tree, 1)]
-    while todo:
-        node, level = todo.pop()
-        deepest = max(deepest, level)
-        todo += [(child, level + 1) for child in ast.iter_child_nodes(node)]
-    return deepest
 
 
 def is_main_block(stmt: ast.stmt) -> bool:
