@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -206,6 +207,30 @@ def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]], on_gpu: boo
     return problems
 
 
+def run_showing_progress(command: list[str], every: float = 15.0) -> subprocess.CompletedProcess:
+    """Run `command` in the checkout, its output captured, saying every `every` seconds that it
+    is still running: a wait of a minute with nothing on the screen looks like a hang."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        grader = subprocess.Popen(
+            command,
+            cwd=catalog.ROOT,
+            stdout=out,
+            stderr=err,
+            text=True,
+            env=dict(os.environ, NO_COLOR="1"),
+        )
+        while True:
+            try:
+                grader.wait(timeout=every)
+                break
+            except subprocess.TimeoutExpired:
+                print(f"  still running ({time.monotonic() - started:.0f} s)", flush=True)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(grader.args, grader.returncode, out.read(), err.read())
+
+
 def doctor() -> int:
     versions = {name: _version(name) for name in ("torch", "triton", "numpy", "pytest")}
     print(f"Python   {sys.version.split()[0]} ({sys.executable})")
@@ -224,16 +249,12 @@ def doctor() -> int:
     problems = known_problems(versions, on_gpu=rt.is_gpu)
     for problem in problems:
         print(f"\nproblem: {problem}")
-    print("\nGrading the reference solutions here, to check the environment itself...")
-    env = dict(os.environ, NO_COLOR="1")
-    done = subprocess.run(
-        [sys.executable, "grader.py", "--impl", "solutions"],
-        cwd=catalog.ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
+    print(
+        "\nGrading the reference solutions here, to check the environment itself (under a "
+        "minute on 2 idle cores, longer on a busy machine)...",
+        flush=True,
     )
+    done = run_showing_progress([sys.executable, "grader.py", "--impl", "solutions"])
     table = [line for line in done.stdout.splitlines() if re.match(r"t\d ", line)]
     print("\n".join(table))
     if done.returncode != 0:

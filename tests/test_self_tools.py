@@ -217,6 +217,14 @@ def test_doctor_reports_versions_and_checks_the_references():
         assert "problem:" in done.stdout, done.stdout
 
 
+def test_doctor_says_it_is_still_grading_while_it_waits(capsys):
+    command = [sys.executable, "-c", "import time; time.sleep(2.5); print('t1 done')"]
+    done = tools.run_showing_progress(command, every=1.0)
+    assert done.returncode == 0 and done.stdout == "t1 done\n"
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[:2] == ["  still running (1 s)", "  still running (2 s)"], shown
+
+
 # ---------------------------------------------------------------------------------------------
 # One drill's checks alone: make grade DRILL=t3 CHECK=text
 # ---------------------------------------------------------------------------------------------
