@@ -17,6 +17,12 @@ from pathlib import Path
 
 from drills import catalog, exports
 
+# What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
+# executor: three of them import torch). Measured under a cgroup memory limit on the CPU
+# interpreter with torch 2.14.1 and triton 3.8.0: every reference passes in 1024 MB, and t1 and
+# t4 are killed for memory in 768 MB.
+MEMORY_PER_DRILL = 1024 << 20
+
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="grader.py", description="Grade the Triton drills.")
@@ -129,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    problem = _too_little_memory(rt)
+    if problem:
+        print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
+        return 2
     try:
         only_checks = _chosen_checks(args.check, selected)
     except KeyError as e:
@@ -194,9 +204,10 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     if confinement:
         title += f" · {confinement.summary()}"
     print(title, flush=True)
-    limit = args.time_limit or grading.DRILL_LIMIT[rt.kind]
-    sandbox = confinement.runner_settings(limit) if confinement else None
     workers = _drills_at_once(rt)
+    slowdown = _slowdown(workers)
+    limit = args.time_limit or grading.DRILL_LIMIT[rt.kind] * slowdown
+    sandbox = confinement.runner_settings(limit) if confinement else None
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grade-sources-") as folder:
         # The learner's files and the judge's, as they are before any learner code runs.
@@ -212,7 +223,8 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
                 drill,
                 impl,
                 rt.kind,
-                args.time_limit,
+                limit,
+                case_limit=grading.CASE_LIMIT[rt.kind] * slowdown,
                 copy=copies[drill.id],
                 guard=guard,
                 sandbox=sandbox,
@@ -247,18 +259,47 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
 
 
 def _drills_at_once(rt) -> int:
-    """On the interpreter a case keeps one core busy: two drills at a time where there are two
-    cores. On a GPU a drill mostly waits on triton's compiler, one core, so every drill at once
-    where the cores and memory allow: each drill's judge and runner hold a CUDA context (about
-    half a GB), its cases need megabytes, and the few that need gigabytes take turns
-    (testing.big_gpu_memory). A GPU under 8 GB grades one drill at a time."""
-    cores = os.cpu_count() or 1
+    """On the interpreter a case keeps one core busy, and a drill's processes need about
+    MEMORY_PER_DRILL: as many drills at once (at most two) as the CPUs and memory this machine
+    gives the grader allow (its cgroup's, not the host's). On a GPU a drill mostly waits on
+    triton's compiler, one core, so every drill at once where the cores and memory allow: each
+    drill's judge and runner hold a CUDA context (about half a GB), its cases need megabytes,
+    and the few that need gigabytes take turns (testing.big_gpu_memory). A GPU under 8 GB
+    grades one drill at a time."""
+    from drills import resources
+
+    cores = max(1, int(resources.cpus()))
     if not rt.is_gpu:
-        return min(2, cores)
+        return max(1, min(2, cores, resources.memory_bytes() // MEMORY_PER_DRILL))
     import torch
 
     roomy = torch.cuda.get_device_properties(0).total_memory >= 8 << 30
     return min(len(catalog.DRILLS), cores) if roomy else 1
+
+
+def _slowdown(workers: int) -> float:
+    """How much longer than on a CPU of its own each drill may take: the limits assume one
+    core per drill, and half a CPU (Gradescope's default) takes about twice as long."""
+    from drills import resources
+
+    return max(1.0, workers / resources.cpus())
+
+
+def _too_little_memory(rt) -> str:
+    """Why this machine cannot grade a drill on the interpreter without processes being
+    killed for memory, with the setting to change; '' when it can."""
+    from drills import resources
+
+    limit = resources.memory_limit()
+    if rt.is_gpu or limit is None or limit >= MEMORY_PER_DRILL:
+        return ""
+    return (
+        f"this machine gives the grader {limit >> 20} MB of memory (its cgroup's limit), and "
+        f"grading a drill needs about {MEMORY_PER_DRILL >> 20} MB: each drill's judge, runner "
+        "and kernel executor import torch. Give it more memory: on Gradescope, an autograder "
+        "of 1.5 GB or more (the hardware setting on its Configure Autograder page); in a "
+        "container, docker run --memory=1.5g or more"
+    )
 
 
 def _exit_cleanly_on_signals(confinement) -> None:

@@ -513,14 +513,16 @@ def grade(
     runtime_kind: str,
     drill_limit: float | None = None,
     *,
+    case_limit: float | None = None,
     copy: Path | str | None = None,
     guard=None,
     sandbox: dict | None = None,
     only_checks: list[str] | None = None,
 ) -> DrillResult:
-    """Grade one drill. `copy` is the private copy of its file (private_copy), made here when
-    not given; `guard` checks the judge's files after every judge; `sandbox` confines runners;
-    `only_checks`, when given, are the names of the only checks to run (select_checks)."""
+    """Grade one drill. `drill_limit` and `case_limit` are in seconds (default: limits.py);
+    `copy` is the private copy of its file (private_copy), made here when not given; `guard`
+    checks the judge's files after every judge; `sandbox` confines runners; `only_checks`, when
+    given, are the names of the only checks to run (select_checks)."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
@@ -534,6 +536,7 @@ def grade(
             _relative(source),
             runtime_kind,
             drill_limit,
+            case_limit,
             guard=guard,
             sandbox=sandbox,
             only_checks=only_checks,

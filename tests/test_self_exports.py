@@ -499,10 +499,11 @@ def test_an_unknown_format_is_a_usage_error():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
+def build_bundle(tmp_path: Path, *args: str) -> Path:
+    """course/gradescope/build.py ARGS, into tmp_path: the zip."""
     bundle = tmp_path / "autograder.zip"
     built = subprocess.run(
-        [sys.executable, "course/gradescope/build.py", "t1", "--out", str(bundle)],
+        [sys.executable, "course/gradescope/build.py", *args, "--out", str(bundle)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -510,18 +511,30 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
         check=False,
     )
     assert built.returncode == 0, built.stderr
-    root = tmp_path / "autograder"  # Gradescope's layout, in a temporary folder
-    with zipfile.ZipFile(bundle) as z:
-        names = z.namelist()
-        assert {"setup.sh", "run_autograder", "grader.py", "DRILLS"} <= set(names)
-        assert "SANDBOX_FLAGS" not in names  # by default --sandbox refuses to grade with less
-        assert not any(n.startswith(("solutions/", "mine/")) and n[-1] != "/" for n in names)
+    return bundle
+
+
+def unpack_bundle(tmp_path: Path, *args: str) -> Path:
+    """A bundle built with ARGS, laid out as Gradescope lays it out (in a temporary folder
+    that stands for /autograder), with the .venv setup.sh would make: its root."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(build_bundle(tmp_path, *args)) as z:
         z.extractall(root / "source")
     (root / "source" / ".venv").symlink_to(Path(sys.prefix))  # what setup.sh would make
     shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    open_to_nobody(root / "source")
+    return root
+
+
+def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
+    with zipfile.ZipFile(build_bundle(tmp_path, "t1")) as z:
+        names = z.namelist()
+    assert {"setup.sh", "run_autograder", "grader.py", "DRILLS"} <= set(names)
+    assert "SANDBOX_FLAGS" not in names  # by default --sandbox refuses to grade with less
+    assert not any(n.startswith(("solutions/", "mine/")) and n[-1] != "/" for n in names)
+    root = unpack_bundle(tmp_path, "t1")
     (root / "submission").mkdir()
     shutil.copy(T1.stub, root / "submission" / "t1_add.py")
-    open_to_nobody(root / "source")
     done = subprocess.run(
         ["bash", str(root / "run_autograder")],
         cwd=root,
@@ -546,23 +559,7 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
 
 
 def test_a_bundle_can_be_told_to_grade_with_a_weaker_sandbox(tmp_path):
-    bundle = tmp_path / "autograder.zip"
-    built = subprocess.run(
-        [
-            sys.executable,
-            "course/gradescope/build.py",
-            "--sandbox-accept-less",
-            "--out",
-            str(bundle),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr
-    with zipfile.ZipFile(bundle) as z:
+    with zipfile.ZipFile(build_bundle(tmp_path, "--sandbox-accept-less")) as z:
         assert z.read("SANDBOX_FLAGS").decode().split() == ["--sandbox-accept-less"]
         assert "$sandbox_flags" in z.read("run_autograder").decode()
 

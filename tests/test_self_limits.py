@@ -1,0 +1,149 @@
+"""The repo's own tests of what the grader reads of its machine (drills/resources.py) and what it
+does with it: CPUs and memory from cgroup v1 and v2 files, the drills graded at once and their
+time limits, and a refusal, before any grading, where a drill cannot fit in memory."""
+
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from test_self_exports import unpack_bundle  # the module pytest collects, from tests/
+
+from drills import catalog, cli, resources, runtime
+
+ROOT = catalog.ROOT
+INTERPRETER = runtime.Runtime("interpreter", "cpu", "CPU interpreter")
+
+
+def fake_cgroups(tmp_path: Path, monkeypatch, membership: str, files: dict[str, str]) -> None:
+    """A cgroup tree under tmp_path: /proc/self/cgroup reads `membership`, and each of `files`
+    (its path under the cgroup root: its text) exists."""
+    (tmp_path / "self-cgroup").write_text(membership)
+    for name, text in files.items():
+        (tmp_path / "root" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "root" / name).write_text(text)
+    monkeypatch.setattr(resources, "PROC_CGROUP", tmp_path / "self-cgroup")
+    monkeypatch.setattr(resources, "CGROUP_ROOT", tmp_path / "root")
+
+
+def test_cgroup_v2_quota_and_the_smallest_memory_limit_above(tmp_path, monkeypatch):
+    fake_cgroups(
+        tmp_path,
+        monkeypatch,
+        "0::/autograder/job\n",
+        {
+            "autograder/job/cpu.max": "50000 100000",
+            "autograder/job/memory.max": "max",
+            "autograder/memory.max": str(768 << 20),  # a parent's limit holds its children
+            "autograder/cpu.max": "max 100000",
+        },
+    )
+    assert resources.cpus() == 0.5
+    assert resources.memory_limit() == 768 << 20
+    assert resources.memory_bytes() == 768 << 20
+
+
+def test_cgroup_v1_quota_and_limit(tmp_path, monkeypatch):
+    fake_cgroups(
+        tmp_path,
+        monkeypatch,
+        "5:memory:/docker/c1\n3:cpu,cpuacct:/docker/c1\n1:name=systemd:/docker/c1\n",
+        {
+            "cpu,cpuacct/docker/c1/cpu.cfs_quota_us": "150000",
+            "cpu,cpuacct/docker/c1/cpu.cfs_period_us": "100000",
+            "memory/docker/c1/memory.limit_in_bytes": str(2 << 30),
+            "memory/memory.limit_in_bytes": "9223372036854771712",  # v1's "no limit"
+        },
+    )
+    assert resources.cpus() == min(1.5, len(os.sched_getaffinity(0)))
+    assert resources.memory_limit() == 2 << 30
+
+
+def test_no_cgroup_limits_leave_the_machines_own(tmp_path, monkeypatch):
+    fake_cgroups(tmp_path, monkeypatch, "0::/\n", {"cpu.max": "max 100000"})
+    assert resources.cpus() == len(os.sched_getaffinity(0))
+    assert resources.memory_limit() is None
+    assert resources.memory_bytes() > 0
+
+
+@pytest.mark.parametrize(
+    ("cpus", "memory_mb", "at_once", "slowdown"),
+    [(0.5, 1536, 1, 2.0), (2, 1536, 1, 1.0), (2, 4096, 2, 1.0), (8, 4096, 2, 1.0), (1, 4096, 1, 1)],
+)
+def test_drills_at_once_and_their_time_follow_the_cgroup(
+    cpus, memory_mb, at_once, slowdown, monkeypatch
+):
+    monkeypatch.setattr(resources, "cpus", lambda: cpus)
+    monkeypatch.setattr(resources, "memory_bytes", lambda: memory_mb << 20)
+    workers = cli._drills_at_once(INTERPRETER)
+    assert workers == at_once
+    assert cli._slowdown(workers) == slowdown
+
+
+def test_too_little_memory_names_what_to_change(monkeypatch):
+    monkeypatch.setattr(resources, "memory_limit", lambda: 768 << 20)
+    problem = cli._too_little_memory(INTERPRETER)
+    assert "768 MB" in problem and "Gradescope" in problem and "--memory" in problem
+    monkeypatch.setattr(resources, "memory_limit", lambda: cli.MEMORY_PER_DRILL)
+    assert cli._too_little_memory(INTERPRETER) == ""
+
+
+def new_cgroup_v1(controller: str) -> Path | None:
+    """A new cgroup v1 folder for `controller` under this process's own, or None where this
+    machine does not let this process make one (not root, cgroup v2 only, read-only)."""
+    own = next(iter(resources._cgroup_folders(controller)), None)
+    if own is None or not (own / "cgroup.procs").exists():
+        return None
+    folder = own / f"drills-test-{uuid.uuid4().hex[:8]}"
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    return folder
+
+
+@pytest.fixture
+def on_gradescopes_default_hardware():
+    """A command prefix that runs a command in cgroups of 768 MB and half a CPU (Gradescope's
+    default autograder), made for this test and removed after it."""
+    memory, cpu = new_cgroup_v1("memory"), new_cgroup_v1("cpu")
+    if memory is None or cpu is None:
+        for folder in (memory, cpu):
+            if folder:
+                folder.rmdir()
+        pytest.skip("this machine does not let the tests make cgroup v1 folders")
+    (memory / "memory.limit_in_bytes").write_text(str(768 << 20))
+    (cpu / "cpu.cfs_period_us").write_text("100000")
+    (cpu / "cpu.cfs_quota_us").write_text("50000")
+    join = f"echo $$ > {memory}/cgroup.procs && echo $$ > {cpu}/cgroup.procs"
+    yield ["sh", "-c", f'{join} && exec "$@"', "in-cgroup"]
+    for folder in (memory, cpu):
+        for _ in range(50):  # a killed process leaves its cgroup a moment after it exits
+            try:
+                folder.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+def test_a_bundle_on_gradescopes_default_hardware_refuses_at_once(
+    tmp_path, on_gradescopes_default_hardware
+):
+    root = unpack_bundle(tmp_path, "t1")
+    (root / "submission").mkdir()
+    shutil.copy(ROOT / "solutions" / "t1_add.py", root / "submission" / "t1_add.py")
+    done = subprocess.run(
+        [*on_gradescopes_default_hardware, "bash", str(root / "run_autograder")],
+        cwd=root,
+        env=os.environ | {"AUTOGRADER_ROOT": str(root), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "768 MB" in done.stderr and "1.5 GB" in done.stderr, done.stderr
+    assert "nothing was graded" in done.stderr and "Grading" not in done.stdout
