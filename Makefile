@@ -22,8 +22,9 @@ READY := $(VENV)/.ready
 help:
 	@sed -n '2,13p' Makefile | sed 's/^#//'
 
+# TORCH=cpu|cuda: which torch a new .venv gets (default: CPU-only where no CUDA driver loads)
 $(READY): pyproject.toml drills/bootstrap.py
-	$(PYTHON) drills/bootstrap.py
+	$(PYTHON) drills/bootstrap.py $(if $(TORCH),--torch $(TORCH))
 
 # CHECK reaches the shell through the environment (make exports command-line variables), so
 # a name with spaces or quotes arrives whole

@@ -22,7 +22,8 @@ ROOT = catalog.ROOT
 @pytest.fixture
 def checkout(tmp_path) -> Path:
     (tmp_path / "drills").mkdir()
-    shutil.copy(ROOT / "drills" / "bootstrap.py", tmp_path / "drills" / "bootstrap.py")
+    for name in ("bootstrap.py", "runtime.py", "__init__.py"):  # what bootstrap imports
+        shutil.copy(ROOT / "drills" / name, tmp_path / "drills" / name)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
 
@@ -140,3 +141,25 @@ def test_a_learners_own_venv_with_every_package_is_used_as_it_is(checkout):
     assert after.pop(".ready") and after == before
     again = run_bootstrap(checkout, "--clean")
     assert again.returncode == 0 and (checkout / ".venv").exists()
+
+
+def test_a_cpu_only_torch_comes_alone_from_pytorchs_cpu_index():
+    todo = ["torch", "triton", "numpy", "rich"]
+    assert bootstrap.installs(todo, "cpu") == [
+        (["torch"], ("--index-url", bootstrap.CPU_TORCH_INDEX)),
+        (["triton", "numpy", "rich"], ()),
+    ]
+    assert bootstrap.installs(todo, "cuda") == [(todo, ())]
+    assert bootstrap.installs(["numpy"], "cpu") == [(["numpy"], ())]  # torch already there
+
+
+def test_the_cpu_only_torch_is_the_default_where_no_cuda_driver_loads(monkeypatch):
+    for driver_missing, expected in ((True, "cpu"), (False, "cuda")):
+        monkeypatch.setattr(bootstrap, "no_cuda_driver", lambda d=driver_missing: d)
+        assert bootstrap.torch_variant("auto") == expected
+        assert bootstrap.torch_variant("cuda") == "cuda" and bootstrap.torch_variant("cpu") == "cpu"
+
+
+def test_an_unknown_bootstrap_option_is_a_usage_error(checkout):
+    done = run_bootstrap(checkout, "--torch", "rocm")
+    assert done.returncode == 2 and "--torch cpu|cuda|auto" in done.stderr, done.stderr
