@@ -7,9 +7,9 @@ Run by the Makefile on first use, and again whenever pyproject.toml changes.
   missing, so nothing large is downloaded again.
 - Otherwise the venv is a plain one and pip installs every dependency into it. `--torch cpu`
   (make TORCH=cpu) takes torch from PyTorch's CPU-only index: about 1.9 GB in all instead of
-  5.5 GB, and half the memory per process, for a machine that grades on the CPU interpreter;
-  it is the default where no CUDA driver can be loaded. `--torch cuda` takes PyPI's torch
-  whatever the machine.
+  5.5 GB, and half the memory per process, for a machine that grades on the CPU interpreter.
+  It is not the default: the CPU wheel does not pin triton, so pip takes the newest (here
+  torch 2.13.0+cpu came with triton 3.9.0, where PyPI's torch 2.14.1 pins 3.8.0).
 
 A `.venv` this script did not make (the learner's own: `python -m venv .venv`, `uv sync`) is
 never deleted or changed: it is used as it is when it has everything, and otherwise the script
@@ -61,13 +61,11 @@ import venv  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from drills.runtime import no_cuda_driver  # noqa: E402 - standard library only, like this file
-
 VENV = ROOT / ".venv"
 # PyTorch's own index of CPU-only wheels (torch 2.x+cpu), which need no CUDA libraries.
 CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 READY = VENV / ".ready"
+TESTS_READY = VENV / ".tests-ready"  # made once the `tests` extra is installed too
 # Written into a venv this script made, as soon as it exists: only such a venv is ever remade.
 # Earlier versions of this script marked theirs with READY alone, holding the dependency list;
 # in a learner's own venv READY says so ({"foreign_venv": ...}).
@@ -147,13 +145,6 @@ def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ..
     return [(torch_first, ("--index-url", CPU_TORCH_INDEX))] + ([(rest, ())] if rest else [])
 
 
-def torch_variant(asked: str) -> str:
-    """cpu or cuda: what was asked for, or with "auto", cpu where no CUDA driver loads."""
-    if asked != "auto":
-        return asked
-    return "cpu" if no_cuda_driver() else "cuda"
-
-
 def version_of(name: str) -> tuple[int, ...]:
     out = subprocess.check_output(
         [venv_python(), "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
@@ -213,15 +204,30 @@ def clean() -> int:
     return 0
 
 
+USAGE = "usage: bootstrap.py [--clean | [--torch cpu|cuda] [--with-tests]]"
+
+
 def main() -> int:
-    if sys.argv[1:] == ["--clean"]:
+    args = sys.argv[1:]
+    if args == ["--clean"]:
         return clean()
-    asked = "auto"
-    if sys.argv[1:2] == ["--torch"] and sys.argv[2:3] in (["cpu"], ["cuda"], ["auto"]):
-        asked = sys.argv[2]
-    elif sys.argv[1:]:
-        print("usage: bootstrap.py [--clean | --torch cpu|cuda|auto]", file=sys.stderr)
+    with_tests = "--with-tests" in args
+    args = [a for a in args if a != "--with-tests"]
+    torch = "cuda"
+    if args[:1] == ["--torch"] and args[1:] in (["cpu"], ["cuda"]):
+        torch = args[1]
+    elif args:
+        print(USAGE, file=sys.stderr)
         return 2
+    status = make_ready(torch)
+    if status or not with_tests:
+        return status
+    return add_test_packages()
+
+
+def make_ready(torch: str) -> int:
+    """A .venv with every dependency of pyproject.toml, made (if it is this script's to make)
+    with `torch` "cpu" or "cuda"; 0 when it is ready."""
     wanted = json.dumps(requirements())
     if Path(venv_python()).exists() and READY.exists() and READY.read_text() == wanted:
         READY.touch()  # pyproject.toml changed, but not its dependencies
@@ -229,7 +235,6 @@ def main() -> int:
     if VENV.exists() and not made_here():
         return use_foreign_venv(wanted)
     reuse = has_torch_and_triton(sys.executable)
-    torch = torch_variant(asked)
     where = (
         f"reusing torch and triton from {sys.executable}"
         if reuse
@@ -250,6 +255,24 @@ def main() -> int:
             pip_install(["numpy<2.4"])
     READY.write_text(wanted)
     print(f"bootstrap: ready ({venv_python()})")
+    return 0
+
+
+def add_test_packages() -> int:
+    """What only the repository's own tests need (pyproject.toml's `tests` extra: a notebook
+    runner), into the .venv this script made; a learner's own .venv is told what to add."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        todo = missing(tomllib.load(f)["project"]["optional-dependencies"]["tests"])
+    if todo and not made_here():
+        print(
+            f"bootstrap: the repository's tests need {', '.join(todo)}, which your own .venv "
+            f"lacks: .venv/bin/python -m pip install {' '.join(todo)}",
+            file=sys.stderr,
+        )
+        return 2
+    if todo:
+        pip_install(todo)
+    TESTS_READY.touch()
     return 0
 
 

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
@@ -30,6 +31,14 @@ def guard_this_process() -> None:
     """Keep orphans of our children as our descendants, and our memory and fds to ourselves."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_DUMPABLE, 0)
+
+
+def first_to_go_when_memory_runs_out() -> None:
+    """Make this process, and every process it starts, the kernel's first choice when memory
+    runs out (a cgroup limit, a small machine): a judge or a runner is killed, and reported as
+    such, rather than the grader, which must still write every drill's result."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/oom_score_adj").write_text("1000")
 
 
 _stopping = threading.Event()
@@ -135,5 +144,20 @@ def death(returncode: int | None) -> str:
             )
         if name == "SIGXCPU":
             return "the process used up its CPU time limit (SIGXCPU)."
+        if name == "SIGKILL":
+            return (
+                "the process was killed (SIGKILL). Unless your code killed it, the kernel did, "
+                f"because {_out_of_memory()}."
+            )
         return f"the process was killed by {name}."
     return f"the process exited with status {returncode}."
+
+
+def _out_of_memory() -> str:
+    """Why the kernel kills a process: memory ran out, and how much this machine gives."""
+    from drills import resources
+
+    limit = resources.memory_limit()
+    if limit is None:
+        return "the machine ran out of memory"
+    return f"memory ran out: this machine gives the grader {limit >> 20} MB"

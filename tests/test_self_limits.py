@@ -5,6 +5,7 @@ time limits, and a refusal, before any grading, where a drill cannot fit in memo
 import os
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_self_exports import unpack_bundle  # the module pytest collects, from tests/
 
-from drills import catalog, cli, resources, runtime
+from drills import catalog, cli, processes, resources, runtime
 
 ROOT = catalog.ROOT
 INTERPRETER = runtime.Runtime("interpreter", "cpu", "CPU interpreter")
@@ -147,3 +148,24 @@ def test_a_bundle_on_gradescopes_default_hardware_refuses_at_once(
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
     assert "768 MB" in done.stderr and "1.5 GB" in done.stderr, done.stderr
     assert "nothing was graded" in done.stderr and "Grading" not in done.stdout
+
+
+def test_a_process_killed_for_memory_is_said_to_be(monkeypatch):
+    monkeypatch.setattr(resources, "memory_limit", lambda: 768 << 20)
+    assert "memory ran out: this machine gives the grader 768 MB" in processes.death(-9)
+    monkeypatch.setattr(resources, "memory_limit", lambda: None)
+    assert "the machine ran out of memory" in processes.death(-9)
+
+
+def test_the_judge_and_what_it_starts_go_before_the_grader_when_memory_runs_out():
+    script = (
+        "import subprocess, sys\n"
+        "from drills import processes\n"
+        "processes.first_to_go_when_memory_runs_out()\n"
+        "child = 'print(open(\"/proc/self/oom_score_adj\").read().strip())'\n"
+        "subprocess.run([sys.executable, '-c', child])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "1000"  # inherited by every process the judge starts

@@ -22,6 +22,7 @@ from drills.judge.testing import (
     check,
     check_allocates,
     generator,
+    needs_bf16,
     needs_gpu,
     run_case,
 )
@@ -116,7 +117,7 @@ def test_tiny_sizes(impl, n):
     [
         pytest.param(torch.float16, id="fp16"),
         pytest.param(torch.int32, id="int32"),
-        pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
+        pytest.param(torch.bfloat16, id="bf16", marks=needs_bf16()),
     ],
 )
 def test_dtypes(impl, dtype):

@@ -24,6 +24,7 @@ from drills.judge.testing import (
     compare,
     device,
     generator,
+    needs_bf16,
     needs_gpu,
     run_case,
 )
@@ -228,7 +229,7 @@ def test_tiny_rows(impl, shape):
     "dtype",
     [
         pytest.param(torch.float16, id="fp16"),
-        pytest.param(torch.bfloat16, id="bf16", marks=needs_gpu("the interpreter has no bf16")),
+        pytest.param(torch.bfloat16, id="bf16", marks=needs_bf16()),
     ],
 )
 def test_dtypes(impl, dtype):

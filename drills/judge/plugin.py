@@ -53,6 +53,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     runtime.current()
     processes.guard_this_process()
+    processes.first_to_go_when_memory_runs_out()
     config._drills_events = None
     config._drills_failed_checks = set()
     fd = config.getoption("--drills-events-fd")

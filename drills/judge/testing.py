@@ -35,6 +35,18 @@ def needs_gpu(reason: str):
     return pytest.mark.skipif(not runtime.current().is_gpu, reason=f"needs a GPU: {reason}")
 
 
+def needs_bf16():
+    """Mark a bf16 case: it needs a GPU, and one of sm_80 (Ampere) or newer, where Triton has
+    bf16 (its own tests skip bf16 below that: check_type_supported in test_core.py). The T4 of a
+    free notebook is sm_75: there the case is skipped, like a GPU-only case on the CPU."""
+    if not runtime.current().is_gpu:
+        return needs_gpu("the interpreter has no bf16")
+    major, minor = torch.cuda.get_device_capability()
+    return pytest.mark.skipif(
+        major < 8, reason=f"needs a GPU with bf16 (sm_80 or newer); this one is sm_{major}{minor}"
+    )
+
+
 def device() -> str:
     return runtime.current().device
 
