@@ -140,7 +140,7 @@ def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ..
     torch first, alone, from the CPU-only index (its other packages come from PyPI)."""
     torch_first = [p for p in todo if p.split(";")[0].strip().startswith("torch")]
     if torch != "cpu" or not torch_first:
-        return [(todo, ())]
+        return [(todo, ())] if todo else []
     rest = [p for p in todo if p not in torch_first]
     return [(torch_first, ("--index-url", CPU_TORCH_INDEX))] + ([(rest, ())] if rest else [])
 

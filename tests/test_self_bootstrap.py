@@ -150,6 +150,7 @@ def test_a_cpu_only_torch_comes_alone_from_pytorchs_cpu_index():
     ]
     assert bootstrap.installs(todo, "cuda") == [(todo, ())]
     assert bootstrap.installs(["numpy"], "cpu") == [(["numpy"], ())]  # torch already there
+    assert bootstrap.installs([], "cpu") == bootstrap.installs([], "cuda") == []  # pip needs one
 
 
 def test_an_unknown_bootstrap_option_is_a_usage_error(checkout):
