@@ -317,7 +317,7 @@ def test_a_script_a_lesson_shows_is_the_file_it_runs():
 
 
 def test_readme_quotes_the_line_make_names_when_a_grade_fails():
-    """make names the line of the grade recipe ("make: *** [Makefile:31: grade] Error 1")."""
+    """make names the line of the grade recipe ("make: *** [Makefile:32: grade] Error 1")."""
     lines = (ROOT / "Makefile").read_text().splitlines()
     recipe = lines.index("grade: $(READY)") + 2  # the recipe's first line, counted from 1
     assert f"[Makefile:{recipe}: grade] Error 1" in (ROOT / "README.md").read_text()
