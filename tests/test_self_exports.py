@@ -527,14 +527,16 @@ def unpack_bundle(tmp_path: Path, *args: str) -> Path:
 
 
 def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
-    with zipfile.ZipFile(build_bundle(tmp_path, "t1")) as z:
+    with zipfile.ZipFile(build_bundle(tmp_path, "t1", "t2")) as z:
         names = z.namelist()
     assert {"setup.sh", "run_autograder", "grader.py", "DRILLS"} <= set(names)
     assert "SANDBOX_FLAGS" not in names  # by default --sandbox refuses to grade with less
     assert not any(n.startswith(("solutions/", "mine/")) and n[-1] != "/" for n in names)
-    root = unpack_bundle(tmp_path, "t1")
+    root = unpack_bundle(tmp_path, "t1", "t2")
     (root / "submission").mkdir()
-    shutil.copy(T1.stub, root / "submission" / "t1_add.py")
+    # the stub with a comment added, so that its runners run in the sandbox (the stub itself
+    # is decided without them); t2's file is missing
+    (root / "submission" / "t1_add.py").write_text(T1.stub.read_text() + "# started\n")
     done = subprocess.run(
         ["bash", str(root / "run_autograder")],
         cwd=root,
@@ -548,10 +550,12 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
         done.stdout[-3000:] + done.stderr[-3000:]
     )  # the stub's 0 is a grade
     results = json.loads((root / "results" / "results.json").read_text())
-    assert results["score"] == 0 and len(results["tests"]) == len(
-        [p for _, p in suite_checks(T1) if p]
-    )
-    assert all("t1_add.py still raises NotStarted." in t["output"] for t in results["tests"])
+    t1_tests = [t for t in results["tests"] if t["name"].startswith("t1 ")]
+    assert results["score"] == 0 and len(t1_tests) == len([p for _, p in suite_checks(T1) if p])
+    assert all("t1_add.py still raises NotStarted." in t["output"] for t in t1_tests)
+    t2_tests = [t for t in results["tests"] if t["name"].startswith("t2 ")]
+    assert [t["output"] for t in t2_tests] == ["t2_softmax.py does not exist"], t2_tests
+    assert "make " not in json.dumps(results)  # Gradescope's students have no make
     # the submission's own path; a sandbox note may name the grader's (where nobody cannot run)
     assert str(root / "submission") not in json.dumps(results)
     graded_on = "a GPU" if runtime.current().is_gpu else "the CPU interpreter"

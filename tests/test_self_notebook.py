@@ -15,7 +15,9 @@ NOTEBOOK = catalog.ROOT / "course" / "colab" / "drills.ipynb"
 
 
 def cell_output(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o["output_type"] == "stream")
+    return "".join(
+        o.get("text", "") for o in cell.get("outputs", []) if o["output_type"] == "stream"
+    )
 
 
 def test_the_notebook_runs_end_to_end(tmp_path, monkeypatch):
