@@ -92,11 +92,12 @@ def test_too_little_memory_names_what_to_change(monkeypatch):
     assert cli._too_little_memory(INTERPRETER) == ""
 
 
-def new_cgroup_v1(controller: str) -> Path | None:
-    """A new cgroup v1 folder for `controller` under this process's own, or None where this
-    machine does not let this process make one (not root, cgroup v2 only, read-only)."""
+def new_cgroup_v1(controller: str, knob: str) -> Path | None:
+    """A new cgroup v1 folder for `controller` (whose limit is the file `knob`) under this
+    process's own, or None where this machine does not let this process make one (not root,
+    cgroup v2, read-only)."""
     own = next(iter(resources._cgroup_folders(controller)), None)
-    if own is None or not (own / "cgroup.procs").exists():
+    if own is None or not (own / knob).exists():
         return None
     folder = own / f"drills-test-{uuid.uuid4().hex[:8]}"
     try:
@@ -110,7 +111,8 @@ def new_cgroup_v1(controller: str) -> Path | None:
 def on_gradescopes_default_hardware():
     """A command prefix that runs a command in cgroups of 768 MB and half a CPU (Gradescope's
     default autograder), made for this test and removed after it."""
-    memory, cpu = new_cgroup_v1("memory"), new_cgroup_v1("cpu")
+    memory = new_cgroup_v1("memory", "memory.limit_in_bytes")
+    cpu = new_cgroup_v1("cpu", "cpu.cfs_quota_us")
     if memory is None or cpu is None:
         for folder in (memory, cpu):
             if folder:
