@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drills import catalog, exports
+from drills import catalog, exports, resources
 
 # What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
 # executor: three of them import torch). Measured with the Gradescope bundle (--sandbox) under
@@ -266,8 +266,6 @@ def _drills_at_once(rt) -> int:
     drill's judge and runner hold a CUDA context (about half a GB), its cases need megabytes,
     and the few that need gigabytes take turns (testing.big_gpu_memory). A GPU under 8 GB
     grades one drill at a time."""
-    from drills import resources
-
     cores = max(1, int(resources.cpus()))
     if not rt.is_gpu:
         return max(1, min(2, cores, resources.memory_bytes() // MEMORY_PER_DRILL))
@@ -280,16 +278,12 @@ def _drills_at_once(rt) -> int:
 def _slowdown(workers: int) -> float:
     """How much longer than on a CPU of its own each drill may take: the limits assume one
     core per drill, and half a CPU (Gradescope's default) takes about twice as long."""
-    from drills import resources
-
     return max(1.0, workers / resources.cpus())
 
 
 def _too_little_memory(rt) -> str:
     """Why this machine cannot grade a drill on the interpreter without processes being
     killed for memory, with the setting to change; '' when it can."""
-    from drills import resources
-
     limit = resources.memory_limit()
     if rt.is_gpu or limit is None or limit >= MEMORY_PER_DRILL:
         return ""

@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+from drills import resources
+
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -155,8 +157,6 @@ def death(returncode: int | None) -> str:
 
 def _out_of_memory() -> str:
     """Why the kernel kills a process: memory ran out, and how much this machine gives."""
-    from drills import resources
-
     limit = resources.memory_limit()
     if limit is None:
         return "the machine ran out of memory"

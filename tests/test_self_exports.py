@@ -526,6 +526,20 @@ def unpack_bundle(tmp_path: Path, *args: str) -> Path:
     return root
 
 
+def run_autograder(root: Path, *prefix: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """The bundle's run_autograder in the fake /autograder at `root` (after a command `prefix`,
+    such as one that enters a cgroup)."""
+    return subprocess.run(
+        [*prefix, "bash", str(root / "run_autograder")],
+        cwd=root,
+        env=os.environ | {"AUTOGRADER_ROOT": str(root), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
     with zipfile.ZipFile(build_bundle(tmp_path, "t1", "t2")) as z:
         names = z.namelist()
@@ -537,15 +551,7 @@ def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
     # the stub with a comment added, so that its runners run in the sandbox (the stub itself
     # is decided without them); t2's file is missing
     (root / "submission" / "t1_add.py").write_text(T1.stub.read_text() + "# started\n")
-    done = subprocess.run(
-        ["bash", str(root / "run_autograder")],
-        cwd=root,
-        env=os.environ | {"AUTOGRADER_ROOT": str(root), "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_autograder(root)
     assert done.returncode == 0, (
         done.stdout[-3000:] + done.stderr[-3000:]
     )  # the stub's 0 is a grade

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_self_exports import unpack_bundle  # the module pytest collects, from tests/
+from test_self_exports import run_autograder, unpack_bundle  # pytest collects it, from tests/
 
 from drills import catalog, cli, processes, resources, runtime
 
@@ -138,15 +138,7 @@ def test_a_bundle_on_gradescopes_default_hardware_refuses_at_once(
     root = unpack_bundle(tmp_path, "t1")
     (root / "submission").mkdir()
     shutil.copy(ROOT / "solutions" / "t1_add.py", root / "submission" / "t1_add.py")
-    done = subprocess.run(
-        [*on_gradescopes_default_hardware, "bash", str(root / "run_autograder")],
-        cwd=root,
-        env=os.environ | {"AUTOGRADER_ROOT": str(root), "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_autograder(root, *on_gradescopes_default_hardware, timeout=120)
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
     assert "768 MB" in done.stderr and "1.5 GB" in done.stderr, done.stderr
     assert "nothing was graded" in done.stderr and "Grading" not in done.stdout
