@@ -12,6 +12,7 @@ the runner's record says of the host code (torch computing, copies) explains a r
 """
 
 import contextlib
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -254,8 +255,23 @@ def _ref_of(value) -> str | None:
 
 @dataclass(frozen=True)
 class Tolerance:
+    """|got - expected| <= atol + rtol * size, element by element. The size is |expected|,
+    unless `size` gives another (shaped like expected, named `size_name` in reports)."""
+
     atol: float
     rtol: float
+    size: torch.Tensor | None = field(default=None, compare=False)
+    size_name: str = "|expected|"
+
+
+def dot_product_tolerance(tol: Tolerance, a: torch.Tensor, b: torch.Tensor) -> Tolerance:
+    """`tol` for a @ b, measured against |a| @ |b|: a sum of products rounds in proportion to
+    the size of its terms, not of the total, which cancels to near 0 for some elements. So a
+    kernel that rounds partial sums (split-K atomics into fp16, one rounding per split) is
+    judged by the error it can have, and an element that cancels is not judged by its own
+    smallness. Wrong elements are still off by about the size of the values."""
+    size = a.double().abs() @ b.double().abs()
+    return dataclasses.replace(tol, size=size, size_name="(|a| @ |b|)")
 
 
 # torch.testing's defaults: tight enough that an all-zero or constant output never passes.
@@ -305,9 +321,9 @@ class _Tally:
     worst_rel: float = 0.0
     first: list[int] = field(default_factory=list)
 
-    def add(self, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, offset: int, show: int):
+    def add(self, g, e, size, tol: Tolerance, offset: int, show: int):
         err = (g - e).abs().nan_to_num(nan=math.inf)
-        bad = ~(err <= tol.atol + tol.rtol * e.abs()) & ~(g == e)
+        bad = ~(err <= tol.atol + tol.rtol * size) & ~(g == e)
         self.bad += int(bad.sum())
         self.nan += int((torch.isnan(g) & ~torch.isnan(e)).sum())
         self.inf += int((torch.isinf(g) & ~torch.isinf(e)).sum())
@@ -365,16 +381,18 @@ def compare(
     """None when `got` is close to `expected`, else a report a learner can act on."""
     flat_got = got.detach().reshape(-1)
     flat_expected = expected.detach().to(got.device).reshape(-1)
+    flat_size = None if tol.size is None else tol.size.to(got.device).reshape(-1)
     tally = _Tally()
     for start in range(0, flat_got.numel(), _CHUNK):
         part = slice(start, start + _CHUNK)
         g, e = flat_got[part].double(), flat_expected[part].double()
-        tally.add(g, e, tol, start, show)
+        size = e.abs() if flat_size is None else flat_size[part].double()
+        tally.add(g, e, size, tol, start, show)
     if tally.bad == 0:
         return None
     shape = tuple(got.shape)
     share = f"{tally.bad} of {got.numel()} elements ({_percent(tally.bad / got.numel())}) are wrong"
-    lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * |expected|)"]
+    lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * {tol.size_name})"]
     if tally.nan or tally.inf:
         lines.append(
             f"NaN where a number was expected: {tally.nan}; "

@@ -1,0 +1,52 @@
+"""The judge's comparison of a result with the float64 one: what it allows, what it never
+allows, and how it measures a matmul's rounding."""
+
+import torch
+
+from drills.judge.testing import Tolerance, compare, dot_product_tolerance
+
+MATMUL = Tolerance(1e-2, 2e-3)  # t3's and t4's
+
+
+def operands(seed: int, M=96, N=80, K=72) -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(M, K, generator=gen).half(), torch.randn(K, N, generator=gen).half()
+
+
+def split_k_in_fp16(a: torch.Tensor, b: torch.Tensor, block_k=16) -> torch.Tensor:
+    """What two split-K programs that add their fp16 partial sums into c with atomics leave
+    there: each split's sum rounded to fp16, then their sum rounded (the old triton.ops.matmul
+    with SPLIT_K = 2, whose programs take every other block of K)."""
+    k = torch.arange(a.shape[1])
+    first = (k // block_k) % 2 == 0
+    a, b = a.double(), b.double()
+    partials = [(a[:, ks] @ b[ks]).half() for ks in (first, ~first)]
+    return (partials[0].double() + partials[1].double()).half()
+
+
+def test_a_matmul_that_rounds_once_per_split_is_judged_by_the_size_of_its_terms():
+    rejected_by_size_of_result = 0
+    for seed in range(100):
+        a, b = operands(seed)
+        got, expected = split_k_in_fp16(a, b), (a.double() @ b.double()).half()
+        assert compare(got, expected, dot_product_tolerance(MATMUL, a, b)) is None, seed
+        rejected_by_size_of_result += compare(got, expected, MATMUL) is not None
+    # the tolerance this replaces, against |expected|, failed such a kernel now and then
+    assert rejected_by_size_of_result > 0
+
+
+def test_one_wrong_element_of_a_matmul_is_still_seen():
+    a, b = operands(0)
+    expected = (a.double() @ b.double()).half()
+    got = expected.clone()
+    got[5, 7] += a[5].double().square().sum().sqrt().item()  # off by about a row of a's size
+    report = compare(got, expected, dot_product_tolerance(MATMUL, a, b))
+    assert report is not None and "1 of 7680 elements" in report, report
+    assert "0.002 * (|a| @ |b|)" in report, report
+
+
+def test_nan_never_matches_not_even_an_expected_nan():
+    expected = torch.tensor([1.0, float("nan"), 3.0])
+    got = torch.tensor([1.0, float("nan"), float("nan")])
+    report = compare(got, expected, Tolerance(1.0, 1.0))
+    assert report is not None and "2 of 3 elements" in report, report
