@@ -194,11 +194,30 @@ class NominalDriver:
         return untimed
 
 
-def untimed(kernel_call, quantiles=None, **options):
-    """The autotuner's benchmarker here: nothing runs, every config ties, and the autotuner
-    keeps the first of its list (after its own pruning). The judge, which runs the kernels,
-    moves on to the next config when one cannot load on its GPU."""
-    return [1.0] * len(quantiles) if quantiles else 1.0
+class Untimed:
+    """The autotuner's benchmarker here: every config ties, and the autotuner keeps the first
+    of its list (after its own pruning). The judge, which runs the kernels, moves on to the
+    next config when one cannot load on its GPU. Nothing runs, unless the call is one that
+    shows what a GPU's benchmarking leaves: then each config runs once, on the call's own
+    tensors, with its hooks, as autotune times it there on the first call of a shape."""
+
+    runs_each_config = False
+
+    def __call__(self, kernel_call, quantiles=None, **options):
+        if self.runs_each_config:
+            kernel_call()
+        return [1.0] * len(quantiles) if quantiles else 1.0
+
+    @contextlib.contextmanager
+    def running_each_config(self, wanted: bool):
+        self.runs_each_config = bool(wanted)
+        try:
+            yield
+        finally:
+            self.runs_each_config = False
+
+
+untimed = Untimed()
 
 
 class Warmed:
@@ -532,7 +551,8 @@ class Runner:
         args = [materialise(a, buffers) for a in message["args"]]
         kwargs = {k: materialise(v, buffers) for k, v in message["kwargs"].items()}
         self.trace = trace = Trace(buffers)
-        with self.forced_config(message.get("config")), tracing(trace):
+        benchmarked = untimed.running_each_config(message.get("benchmark"))
+        with self.forced_config(message.get("config")), benchmarked, tracing(trace):
             result = fn(*args, **kwargs)
         if ON_GPU:
             torch.cuda.synchronize()

@@ -81,11 +81,43 @@ def owner(launch, idx) -> str:
     return f"row {row}, program {pid} of {programs}"
 
 
+def rows_per_program(launch, n_rows: int) -> int | None:
+    """How many rows each program takes: ROWS_PER_PROGRAM where the launch has it, else what
+    a 1-D grid of this many programs implies."""
+    args = launch.args if launch else {}
+    rows = args.get("ROWS_PER_PROGRAM")
+    if isinstance(rows, int) and rows > 0:
+        return rows
+    if launch and len(launch.grid) == 1 and launch.programs() > 0:
+        return -(-n_rows // launch.programs())
+    return None
+
+
+def in_fp32(x: torch.Tensor, row_max: torch.Tensor) -> torch.Tensor:
+    """Softmax with the max it is given, in float32 as a kernel computes it: where that max is
+    far above a row's values, every exp() underflows to 0, and 0 / 0 is NaN."""
+    e = torch.exp(x.float() - row_max.float())
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def unrescaled_online(x: torch.Tensor, block: int) -> torch.Tensor:
+    """An online softmax over blocks of `block` columns whose running sum keeps the terms it
+    added under an old, smaller max."""
+    x = x.float()
+    running_max = torch.full((x.shape[0], 1), -torch.inf, device=x.device)
+    running_sum = torch.zeros_like(running_max)
+    for part in x.split(block, dim=1):
+        running_max = torch.maximum(running_max, part.amax(dim=1, keepdim=True))
+        running_sum += torch.exp(part - running_max).sum(dim=1, keepdim=True)
+    return torch.exp(x - running_max) / running_sum
+
+
 def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
-    """A case's diagnose(): it recognises three softmax mistakes by their results, computed
-    from x in float64 with the launch's BLOCK_SIZE and ROWS_PER_PROGRAM where it has them."""
+    """A case's diagnose(): it recognises softmax mistakes by their results, computed from x
+    with the launch's BLOCK_SIZE and rows per program where it has them: in float64, or in
+    float32 for the mistakes whose exp() underflows (their NaN is part of what they leave)."""
     x = x.double()
-    n_cols = x.shape[1]
+    n_rows, n_cols = x.shape
     row_max = x.amax(dim=1, keepdim=True)
     # a mistake is recognised to 0.1%: exp2 and fp32 sums are not float64
     tol = dataclasses.replace(TOLERANCES[dtype], rtol=max(TOLERANCES[dtype].rtol, 1e-3))
@@ -96,18 +128,31 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         e = torch.exp(x - pad_max)
         return e / (e.sum(dim=1, keepdim=True) + (block - n_cols) * torch.exp(-pad_max))
 
+    def one_max_per_block(rows: int) -> torch.Tensor:
+        block_max = torch.cat([r.amax().expand(len(r), 1) for r in x.split(rows)])
+        return in_fp32(x, block_max)
+
     def diagnose(launch, out: torch.Tensor) -> str:
         def matches(candidate: torch.Tensor) -> bool:
-            return compare(out, candidate.to(out.dtype), tol) is None
+            candidate = candidate.to(out.dtype)
+            same_nan = torch.equal(torch.isnan(out), torch.isnan(candidate))
+            number = ~torch.isnan(candidate)
+            return same_nan and compare(out[number], candidate[number], tol) is None
 
         args = launch.args if launch else {}
-        rows, block = args.get("ROWS_PER_PROGRAM"), args.get("BLOCK_SIZE")
+        rows, block = rows_per_program(launch, n_rows), args.get("BLOCK_SIZE")
         if matches(torch.exp(x - row_max)):
             return (
                 "each row's largest value came out as 1, and the rows do not sum to 1: divide "
                 "exp(x - max) by its sum over the row (tl.sum), not by its max."
             )
-        if isinstance(rows, int) and rows > 0:
+        if rows and rows > 1 and matches(one_max_per_block(rows)):
+            return (
+                f"each program took one max for all of its {rows} rows, so a row far below "
+                "another in its block had every exp() underflow to 0, and 0 / 0 is NaN: take "
+                "each row's own max, tl.max(x, axis=1)[:, None], and its own sum (axis=1)."
+            )
+        if isinstance(args.get("ROWS_PER_PROGRAM"), int):
             # tl.max and tl.sum with axis=0 reduce down the columns of a [rows, BLOCK] block
             down_columns = torch.cat([torch.softmax(r, dim=0) for r in x.split(rows)])
             if matches(down_columns):
@@ -116,11 +161,26 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     f"the max and the sum were taken down the columns of the block (axis=0), "
                     f"{across}: reduce along each row, with axis=1."
                 )
-        if isinstance(block, int) and block > n_cols and matches(zero_padded(block)):
+        if isinstance(block, int) and block > n_cols:
+            lanes = block - n_cols
+            if matches(zero_padded(block)):
+                return (
+                    f"the {lanes} masked lanes past n_cols were loaded as 0: each adds "
+                    "exp(0 - max) to the row's sum, and 0 becomes the max of a row of "
+                    "negative numbers. Load them as -inf: tl.load(..., other=-float('inf'))."
+                )
+            if matches(in_fp32(x, row_max.clamp(min=0))):
+                return (
+                    f"the max was taken over the {lanes} masked lanes past n_cols, loaded as 0: "
+                    "a row of numbers far below 0 then has 0 as its max, every exp() "
+                    "underflows, and 0 / 0 is NaN. Load them as -inf: tl.load(..., "
+                    "other=-float('inf')), so that they never win the max."
+                )
+        if isinstance(block, int) and 0 < block < n_cols and matches(unrescaled_online(x, block)):
             return (
-                f"the {block - n_cols} masked lanes past n_cols were loaded as 0: each adds "
-                "exp(0 - max) to the row's sum, and 0 becomes the max of a row of negative "
-                "numbers. Load them as -inf: tl.load(..., other=-float('inf'))."
+                f"the running sum over blocks of {block} columns kept what it had added under "
+                "a smaller, earlier max: when the max grows to m_new, multiply the sum by "
+                "exp(m_old - m_new) before adding the new block's terms."
             )
         return ""
 
@@ -136,17 +196,27 @@ def make_case(
     seed: int = 0,
     scale: float = 1.0,
     shift: float = 0.0,
+    row_shift: float = 0.0,
+    late_max: bool = False,
     gap: tuple[int, int] = (0, 0),
     hints: Hints = HINTS,
 ) -> Case:
-    """A softmax case on randn * scale + shift; gap puts canaries between the rows of the
+    """A softmax case on randn * scale + shift. row_shift moves rows apart, by -row_shift, 0
+    and +row_shift in turn, so rows that share a program differ in scale; late_max adds a ramp
+    along each row, so its max lies near its end. gap puts canaries between the rows of the
     input and of the output (gap[0] and gap[1] elements), giving each its own row stride."""
     gen = generator(seed)
-    x = (torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift).to(dtype)
+    x = torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift
+    x += row_shift * (torch.arange(n_rows, device=device())[:, None] % 3 - 1)
+    if late_max:
+        x += torch.linspace(0, 8, n_cols, device=device())
+    x = x.to(dtype)
     return Case(
         name=f"{n_rows}x{n_cols} {DTYPE_NAMES[dtype]} seed={seed}"
         + (f" scale={scale:g}" if scale != 1 else "")
         + (f" shift={shift:g}" if shift else "")
+        + (f" rows apart by {row_shift:g}" if row_shift else "")
+        + (" max late in the row" if late_max else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
         inputs={"x": Guarded.holding(x, row_gap=gap[0])},
@@ -174,27 +244,45 @@ def test_softmax_values(impl, shape):
 
 
 @check("pads masked lanes with -inf (rows that are not a power of two)", points=15)
-@pytest.mark.parametrize("shape", [*shapes((37, 781), (8, 1000), (3, 17)), gpu((1823, 781))])
-def test_pads_with_minus_inf(impl, shape):
-    # all-negative rows: with 0 padding, 0 also becomes the row max
-    run_case(make_case(impl, *shape, seed=2, shift=-4.0, hints=PAD_HINTS))
+@pytest.mark.parametrize(
+    "shape, shift",
+    [
+        *(pytest.param(p, -4.0, id=f"{p[0]}x{p[1]}") for p in ((37, 781), (8, 1000), (3, 17))),
+        pytest.param((5, 300), -300.0, id="5x300-shift-300"),
+        pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
+    ],
+)
+def test_pads_with_minus_inf(impl, shape, shift):
+    # all-negative rows: with 0 padding, 0 also becomes the row max; taken over 0-padded lanes
+    # and nothing else, that max is harmless near 0, but far below it every exp() underflows
+    case = make_case(impl, *shape, seed=2, shift=shift, hints=PAD_HINTS)
+    if shift < -100:
+        case.tol = NEAR_1000  # as in the max check
+    run_case(case)
+
+
+# near 1000, fp32 steps are 6e-5 apart: a kernel that scales for exp2 before it subtracts the
+# max is right to 1e-4, and forgetting the max gives NaN, not 1e-4
+NEAR_1000 = Tolerance(1e-8, 5e-4)
 
 
 @check("subtracts the row max (values near 1000 do not overflow)", points=10)
 @pytest.mark.parametrize(
-    "shape, dtype, scale, shift",
+    "shape, dtype, scale, shift, row_shift",
     [
-        pytest.param((5, 300), torch.float32, 30.0, 1000.0, id="fp32-shift+1000"),
-        pytest.param((4, 1024), torch.float32, 30.0, -1000.0, id="fp32-shift-1000"),
-        pytest.param((6, 200), torch.float16, 8.0, 100.0, id="fp16-shift+100"),
+        pytest.param((5, 300), torch.float32, 30.0, 1000.0, 0.0, id="fp32-shift+1000"),
+        pytest.param((4, 1024), torch.float32, 30.0, -1000.0, 0.0, id="fp32-shift-1000"),
+        pytest.param((6, 200), torch.float16, 8.0, 100.0, 0.0, id="fp16-shift+100"),
+        # rows that share a program: each needs its own max
+        pytest.param((12, 300), torch.float32, 1.0, 0.0, 200.0, id="fp32-rows-apart-by-200"),
     ],
 )
-def test_subtracts_row_max(impl, shape, dtype, scale, shift):
-    case = make_case(impl, *shape, dtype, seed=3, scale=scale, shift=shift, hints=MAX_HINTS)
+def test_subtracts_row_max(impl, shape, dtype, scale, shift, row_shift):
+    case = make_case(
+        impl, *shape, dtype, seed=3, scale=scale, shift=shift, row_shift=row_shift, hints=MAX_HINTS
+    )
     if dtype == torch.float32:
-        # near 1000, fp32 steps are 6e-5 apart: a kernel that scales for exp2 before it
-        # subtracts the max is right to 1e-4, and forgetting the max gives NaN, not 1e-4
-        case.tol = Tolerance(1e-8, 5e-4)
+        case.tol = NEAR_1000
     run_case(case)
 
 
@@ -237,9 +325,18 @@ def test_dtypes(impl, dtype):
 
 
 @check("covers rows longer than 4096 columns with one block", points=10)
-@pytest.mark.parametrize("shape", [*shapes((2, 5000), (3, 4097)), gpu((64, 65536))])
-def test_long_rows(impl, shape):
-    run_case(make_case(impl, *shape, seed=8))
+@pytest.mark.parametrize(
+    "shape, late_max",
+    [
+        pytest.param((2, 5000), False, id="2x5000"),
+        pytest.param((3, 4097), False, id="3x4097"),
+        # a kernel that walks the row in blocks meets a larger max in every block
+        pytest.param((2, 9000), True, id="2x9000-max-late"),
+        pytest.param((64, 65536), False, id="64x65536", marks=needs_gpu("too large")),
+    ],
+)
+def test_long_rows(impl, shape, late_max):
+    run_case(make_case(impl, *shape, seed=8, late_max=late_max))
 
 
 @check("stays inside its tensors (no stray loads or stores)", points=5)

@@ -674,8 +674,17 @@ class RemoteFunction:
     def __init__(self, code: LearnerCode, name: str):
         self.code, self.__name__ = code, name
 
-    def call(self, args: list, kwargs: dict, config: int | None = None) -> dict:
-        """Call the function in the runner, on stand-ins of the judge's tensors: its record."""
+    def call(
+        self, args: list, kwargs: dict, config: int | None = None, benchmark: bool = False
+    ) -> dict:
+        """Call the function in the runner, on stand-ins of the judge's tensors: its record.
+        With benchmark, autotune's timing runs of each config are in the record too."""
         return self.code.ask_runner(
-            "call", self.__name__, fn=self.__name__, args=args, kwargs=kwargs, config=config
+            "call",
+            self.__name__,
+            fn=self.__name__,
+            args=args,
+            kwargs=kwargs,
+            config=config,
+            benchmark=benchmark,
         )

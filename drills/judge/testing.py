@@ -150,6 +150,8 @@ class Guarded:
 
     `row_gap` puts extra canary elements between the rows of a 2-D tensor (a row stride larger
     than its width), so a kernel that ignores the row stride reads or writes the gaps.
+    `transposed` stores it column by column, so that `tensor` is a transposed view (like
+    `w.t()`), with a row stride of 1.
     """
 
     def __init__(
@@ -159,10 +161,12 @@ class Guarded:
         *,
         output: bool,
         row_gap: int = 0,
+        transposed: bool = False,
         dev: str | None = None,
     ):
         if len(shape) not in (1, 2):
             raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
+        shape = tuple(reversed(shape)) if transposed else tuple(shape)
         rows, cols = (1, shape[0]) if len(shape) == 1 else shape
         row_stride = cols + row_gap
         span = (rows - 1) * row_stride + cols if rows and cols else 0
@@ -175,17 +179,33 @@ class Guarded:
         inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
         inside.as_strided(shape, strides, GUARD).fill_(True)
         self._inside = inside
+        if transposed:
+            self.tensor = self.tensor.t()
 
     @classmethod
-    def holding(cls, values: torch.Tensor, transposed: bool = False, **kwargs) -> "Guarded":
-        """An input: a guarded copy of `values`, whose padding reads as NaN. `transposed` stores
-        it column by column, so that `tensor` is a transposed view (like `w.t()`)."""
-        stored = values.t() if transposed else values
-        g = cls(tuple(stored.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
-        g.tensor.copy_(stored)
-        if transposed:
-            g.tensor = g.tensor.t()
+    def holding(cls, values: torch.Tensor, **kwargs) -> "Guarded":
+        """An input: a guarded copy of `values`, whose padding reads as NaN."""
+        g = cls(tuple(values.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
+        g.tensor.copy_(values)
         return g
+
+    def written(self) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of the elements that no longer hold the canary."""
+        return _bits(self.buffer) != self.canary
+
+    def layout(self, row_stride: int, col_stride: int) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of where the elements of a 2-D tensor of this
+        shape would lie with these strides (those that fall inside the buffer)."""
+        rows, cols = self.tensor.shape
+        dev = self.buffer.device
+        offsets = (
+            GUARD
+            + torch.arange(rows, device=dev)[:, None] * row_stride
+            + torch.arange(cols, device=dev)[None, :] * col_stride
+        ).flatten()
+        mask = torch.zeros(self.buffer.shape, dtype=torch.bool, device=dev)
+        mask[offsets[(offsets >= 0) & (offsets < mask.numel())]] = True
+        return mask
 
     def snapshot(self) -> torch.Tensor:
         return _bits(self.buffer).clone()
@@ -471,8 +491,56 @@ class Case:
     launched_with: dict = field(default_factory=dict)
     # the check is about strides: a torch copy (of an operand, or into `out`) sidesteps them
     through_strides: bool = False
+    # the call also runs what autotune's timing of each config runs on a GPU, on the call's own
+    # tensors, as on the first call of a shape
+    benchmarked: bool = False
     # what wrong values say about the mistake, given the last launch; "" when nothing particular
     diagnose: Callable[[Launch | None, torch.Tensor], str] = lambda launch, out: ""
+    # what the output's unwritten elements (a mask) say about the mistake, given the last
+    # launch; "" when nothing particular
+    why_unwritten: Callable[[Launch | None, torch.Tensor], str] = lambda launch, unwritten: ""
+
+
+def misplaced_stores(out: Guarded, name: str = "out") -> str:
+    """When the stores into a 2-D output landed exactly where another layout of it would put
+    them (a column stride taken as 1, a row stride taken as the width or rounded down to a
+    multiple of 8 or 16, the strides swapped), which one; else "". One mistake, one message:
+    the stray stores, the unwritten elements and the wrong values it leaves all follow."""
+    t = out.tensor
+    if t.dim() != 2:
+        return ""
+    rows, cols = t.shape
+    row_stride, col_stride = t.stride()
+    written, truth = out.written(), out.layout(row_stride, col_stride)
+    if torch.equal(written, truth) or not bool(written.any()):
+        return ""
+    guesses = [
+        ((row_stride, 1), "its column stride were 1"),
+        ((cols, 1), f"it were contiguous (row stride {cols}, column stride 1)"),
+        ((col_stride, row_stride), "its two strides were swapped"),
+    ] + [
+        ((row_stride // a * a, col_stride), f"its row stride were a multiple of {a}")
+        for a in (8, 16)
+        if row_stride % a
+    ]
+    for strides, what in guesses:
+        guess = out.layout(*strides)
+        if not torch.equal(guess, truth) and torch.equal(written, guess):
+            view = "a transposed view" if row_stride == 1 and cols > 1 else "a view"
+            promise = (
+                f" {row_stride} is not: check a stride on the host before you tell the kernel "
+                "it is a multiple of anything."
+                if "multiple" in what
+                else ""
+            )
+            return (
+                f"the stores landed where `{name}`'s elements would be if {what}, at i * "
+                f"{strides[0]} + j * {strides[1]}: `{name}` here is {view} with strides "
+                f"({row_stride}, {col_stride}), so element (i, j) is at i * {row_stride} + j * "
+                f"{col_stride}.{promise} Store through both of its strides, as the host "
+                "passes them."
+            )
+    return ""
 
 
 def _where(offsets: list[int], span: int) -> str:
@@ -560,7 +628,8 @@ def watch(
     args = [g.tensor for g in case.inputs.values()]
     config = case.config
     while True:
-        steps, computed, returned = _record(case.fn.call(args, kwargs, config=config))
+        reply = case.fn.call(args, kwargs, config=config, benchmark=case.benchmarked)
+        steps, computed, returned = _record(reply)
         problem = returns_wrong(returned)
         if problem:
             pytest.fail(f"case {case.name}: {problem}", pytrace=False)
@@ -606,12 +675,30 @@ ATOMICS_ADVICE = (
     "allocate it with torch.zeros, or zero it before each launch (a config's pre_hook, or "
     "autotune's reset_to_zero)."
 )
+BENCHMARK_ATOMICS_ADVICE = (
+    "Your kernel adds into its result with atomics, and on the first call of a shape autotune "
+    "runs each config on the call's own tensors to time it: each run adds into the output "
+    "again. Zero what the kernel adds into before every run, not once on the host: "
+    "reset_to_zero=[...] in @triton.autotune, or a pre_hook in each split config."
+)
 
 
 def adds_with_atomics(case: Case) -> bool:
     """Whether the kernels the judge ran for this file add with atomics (tl.atomic_add, ...)."""
     source = case.fn.code.source
     return source is not None and "atomic_" in source.kernel_module()[0]
+
+
+def atomics_or_nan_advice(case: Case, out: torch.Tensor) -> str:
+    """The advice for wrong values that atomics or a NaN explain, or an empty string."""
+    if case.benchmarked and adds_with_atomics(case):
+        return BENCHMARK_ATOMICS_ADVICE
+    if not bool(torch.isnan(out).any()):
+        return ""
+    if adds_with_atomics(case):
+        # on a GPU an atomic add into the judge's fill gives a NaN it cannot tell apart
+        return f"{ATOMICS_ADVICE} If it does, then: {case.hints.nan}"
+    return case.hints.nan
 
 
 def why_not_the_kernel(watched: Watched, hints: Hints) -> str | None:
@@ -762,6 +849,9 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     """What the judge's buffers show is wrong, or None: (whether the output is wrong or
     unwritten, the message)."""
     out = case.out.tensor
+    misplaced = misplaced_stores(case.out)
+    if misplaced:
+        return True, misplaced
     # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
@@ -819,20 +909,15 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             )
         return True, (
             f"{len(flat)} of {out.numel()} output elements were never written {where}. "
-            f"{case.hints.unwritten}"
+            f"{case.why_unwritten(launch, unwritten) or case.hints.unwritten}"
         )
     report = compare(out, case.expected, case.tol, owner)
     if report:
-        nan_hint = ""
-        if bool(torch.isnan(out).any()):
-            # on a GPU an atomic add into the judge's fill gives a NaN it cannot tell apart
-            nan_hint = (
-                f"{ATOMICS_ADVICE} If it does, then: {case.hints.nan}"
-                if adds_with_atomics(case)
-                else case.hints.nan
-            )
+        # a recognised mistake is named first: some leave NaN where they divide 0 by 0
         advice = (
-            nan_hint or case.diagnose(launch, out) or _values_advice(out, case.expected, case.hints)
+            case.diagnose(launch, out)
+            or atomics_or_nan_advice(case, out)
+            or _values_advice(out, case.expected, case.hints)
         )
         return True, f"wrong values.\n{report}\n{advice}".rstrip()
     return None
