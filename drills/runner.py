@@ -202,10 +202,15 @@ class Untimed:
     tensors, with its hooks, as autotune times it there on the first call of a shape."""
 
     runs_each_config = False
+    timing = False  # a launch made now is one of those timing runs
 
     def __call__(self, kernel_call, quantiles=None, **options):
         if self.runs_each_config:
-            kernel_call()
+            self.timing = True
+            try:
+                kernel_call()
+            finally:
+                self.timing = False
         return [1.0] * len(quantiles) if quantiles else 1.0
 
     @contextlib.contextmanager
@@ -508,6 +513,7 @@ class Trace:
                 "kernel": kernel.__name__,
                 "grid": [int(g) for g in shape],
                 "args": {name: self.describe(value) for name, value in named.items()},
+                "benchmark": untimed.timing,
             }
         )
 

@@ -589,7 +589,8 @@ class Watched:
     launches: list[Launch]
     copies: list[dict]  # copy steps: into and from
     computed: list[str]  # torch operations the host code computed with
-    reads_outside: dict[str, list[int]]
+    reads_outside: dict[str, list[int]]  # the lowest offsets, at most 1000 of each tensor's
+    reads_counted: dict[str, int]  # how many there were in all
 
 
 def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
@@ -649,6 +650,8 @@ def watch(
                 raise
             case.out.reset()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
+    counted = reply.get("reads_outside_count")
+    counted = counted if isinstance(counted, dict) else {}
     return Watched(
         returned,
         [Launch.from_step(s) for s in steps if s.get("step") == "launch"],
@@ -659,6 +662,7 @@ def watch(
             for name, offsets in reads.items()
             if name in guarded and isinstance(offsets, list)
         },
+        {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
     )
 
 
@@ -877,8 +881,10 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 if compare(out, case.expected, case.tol) is not None
                 else "Here the values were thrown away, but on a GPU such a read can fault."
             )
+            count = max(watched.reads_counted.get(name, 0), len(offsets))
+            shown = "" if count == len(offsets) else f"; the {len(offsets)} nearest its start"
             return False, (
-                f"read {len(offsets)} elements outside `{name}`: "
+                f"read {count} elements outside `{name}`{shown}: "
                 f"{_where(sorted(offsets), span)}. {effect} "
                 f"{case.hints.outside_read or 'Mask every load as the store is masked.'}"
             ).rstrip()
