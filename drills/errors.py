@@ -15,6 +15,12 @@ _KNOWN_ERRORS = {
     "use module-level names that are @triton.jit functions or tl.constexpr values (NAME = "
     "tl.constexpr(...)): decorate the helper, or pass the value in as an argument. The "
     "interpreter runs plain Python, so only a GPU compiler refuses this.",
+    # triton's words: "Loop-carried variable acc has initial type fp32 but is re-assigned to
+    # <['32', '32'], fp32> in loop!": a scalar start (acc = 0.0) that the loop makes a block
+    r"Loop-carried variable \S+ has initial type \w+ but is re-assigned to <\[": "A variable "
+    "starts as a scalar and becomes a block inside the loop: an accumulator started as 0.0 "
+    "is one number, and `acc += tl.dot(...)` makes it a block. Start it as the block it "
+    "becomes: tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32).",
     r"Loop-carried variable": "A variable changes type inside a loop: an accumulator "
     "started as fp16 becomes fp32 after `acc += tl.dot(...)`. Start it as tl.float32 and "
     "convert once after the loop.",

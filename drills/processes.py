@@ -126,33 +126,44 @@ def kill_tree(process: subprocess.Popen) -> None:
     process.wait()
 
 
+# How a signal ends a learner's process: what happened, and what to do about it.
+_SIGNALS = {
+    "SIGSEGV": (
+        "the process crashed with a segmentation fault (SIGSEGV).",
+        (
+            "On the CPU interpreter this is what a load or store far outside a tensor does: "
+            "check your masks and offsets."
+        ),
+    ),
+    "SIGABRT": (
+        "the process aborted (SIGABRT).",
+        (
+            "On the CPU interpreter this is usually memory corrupted earlier by a store outside "
+            "a tensor: check the masks on your stores."
+        ),
+    ),
+    "SIGXCPU": ("the process used up its CPU time limit (SIGXCPU).", ""),
+}
+
+
 def death(returncode: int | None) -> str:
     """How a process ended, in words a learner can act on."""
+    return " ".join(part for part in death_parts(returncode) if part)
+
+
+def death_parts(returncode: int | None) -> tuple[str, str]:
+    """How a process ended, and what to do about it ("" when there is nothing particular)."""
     if returncode is None:
-        return "the process did not end."
-    if returncode < 0:
-        name = signal.Signals(-returncode).name
-        if name == "SIGSEGV":
-            return (
-                "the process crashed with a segmentation fault (SIGSEGV). On the CPU "
-                "interpreter this is what a load or store far outside a tensor does: "
-                "check your masks and offsets."
-            )
-        if name == "SIGABRT":
-            return (
-                "the process aborted (SIGABRT). On the CPU interpreter this is usually "
-                "memory corrupted earlier by a store outside a tensor: check the masks on "
-                "your stores."
-            )
-        if name == "SIGXCPU":
-            return "the process used up its CPU time limit (SIGXCPU)."
-        if name == "SIGKILL":
-            return (
-                "the process was killed (SIGKILL). Unless your code killed it, the kernel did, "
-                f"because {_out_of_memory()}."
-            )
-        return f"the process was killed by {name}."
-    return f"the process exited with status {returncode}."
+        return "the process did not end.", ""
+    if returncode >= 0:
+        return f"the process exited with status {returncode}.", ""
+    name = signal.Signals(-returncode).name
+    if name == "SIGKILL":
+        return (
+            "the process was killed (SIGKILL).",
+            f"Unless your code killed it, the kernel did, because {_out_of_memory()}.",
+        )
+    return _SIGNALS.get(name, (f"the process was killed by {name}.", ""))
 
 
 def _out_of_memory() -> str:

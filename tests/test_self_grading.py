@@ -432,6 +432,21 @@ def test_fp16_accumulator_compile_error_is_explained():
     assert explain(message.replace("tl.dot(a, a, acc)", "tl.load(a_ptr)")) == ""
 
 
+def test_a_scalar_accumulator_is_told_apart_from_an_fp16_one():
+    """triton's words for a loop-carried variable whose type changes (code_generator.py's
+    _verify_loop_carried_variable), for acc = 0.0 and for an fp16 tl.zeros."""
+    scalar = (
+        "Loop-carried variable acc has initial type fp32 but is re-assigned to "
+        "<['32', '32'], fp32> in loop! Please make sure that the type stays consistent."
+    )
+    fp16 = (
+        "Loop-carried variable acc has initial type <['32', '32'], fp16> but is re-assigned to "
+        "<['32', '32'], fp32> in loop! Please make sure that the type stays consistent."
+    )
+    assert "starts as a scalar" in explain(scalar) and "fp16" not in explain(scalar)
+    assert "started as fp16" in explain(fp16)
+
+
 # ---------------------------------------------------------------------------------------------
 # Verdicts come from what the judge saw, and interruptions leave nothing behind
 # ---------------------------------------------------------------------------------------------

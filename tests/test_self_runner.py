@@ -166,3 +166,24 @@ def test_a_runner_sees_the_judges_triton_cache_empty_and_read_only(tmp_path, mon
     assert sorted(p.name for p in judge_cache.iterdir()) == ["compiled"]
     runner_env = remote.runner_environment(tmp_path / "runner", remote.Sandbox())
     assert runner_env["TRITON_CACHE_DIR"] == str(tmp_path / "runner" / "triton-cache")
+
+
+def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
+    """glibc's own words on a heap it finds corrupted are evidence: the report takes a
+    failure's last line as its advice, so the advice comes after them."""
+    import types
+
+    from drills import report
+    from drills.grading import CheckResult
+    from drills.judge.remote import Child
+
+    crashed = types.SimpleNamespace(
+        process=types.SimpleNamespace(wait=lambda timeout: -6),
+        _output_tail=lambda: "corrupted double-linked list",
+        stop=lambda: None,
+    )
+    message = Child._death(crashed)
+    assert message.startswith("the process aborted (SIGABRT).\nIt printed, last:\n"), message
+    failure = report.Failure.of(CheckResult("adds two vectors", "crashed", 0, 10, message))
+    assert failure.advice.startswith("On the CPU interpreter this is usually memory corrupted")
+    assert "corrupted double-linked list" in failure.details

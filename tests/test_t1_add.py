@@ -52,6 +52,28 @@ def owner(launch, idx) -> str:
     return f"program {pid} of {programs}, BLOCK_SIZE={block}"
 
 
+def why_unwritten(launch, unwritten: torch.Tensor) -> str:
+    """When the grid had programs enough for every element: what the unwritten ones say. Offsets
+    without the block start (pid + arange) write only the first programs - 1 + BLOCK_SIZE."""
+    block = launch.args.get("BLOCK_SIZE") if launch else None
+    if not isinstance(block, int) or launch.programs() * block < unwritten.numel():
+        return ""
+    covered = launch.programs() - 1 + block
+    overlapping = 0 < covered < unwritten.numel() and not bool(unwritten[:covered].any())
+    if overlapping and bool(unwritten[covered:].all()):
+        return (
+            f"only elements 0 to {covered - 1} were written, though the grid's "
+            f"{launch.programs()} programs have room for all of them: program pid wrote pid "
+            f"to pid + {block - 1}, so the blocks overlap. Start each block at pid * "
+            "BLOCK_SIZE: offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)."
+        )
+    return (
+        f"The grid's {launch.programs()} programs of {block} have room for every element: each "
+        "must store its whole block, offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE), masked "
+        "with offs < n_elements."
+    )
+
+
 def random_vector(n: int, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
     if dtype.is_floating_point:
         return torch.randn(n, generator=gen, device=gen.device).to(dtype)
@@ -81,6 +103,7 @@ def make_case(
         tol=TOLERANCES[dtype],
         hints=hints,
         owner=owner,
+        why_unwritten=why_unwritten,
     )
 
 

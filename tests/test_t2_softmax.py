@@ -21,12 +21,14 @@ from drills.judge.testing import (
     Tolerance,
     check,
     check_allocates,
-    compare,
     device,
     generator,
     needs_bf16,
     needs_gpu,
     run_case,
+)
+from drills.judge.testing import (
+    matches as matches_mistake,
 )
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
@@ -134,10 +136,7 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
 
     def diagnose(launch, out: torch.Tensor) -> str:
         def matches(candidate: torch.Tensor) -> bool:
-            candidate = candidate.to(out.dtype)
-            same_nan = torch.equal(torch.isnan(out), torch.isnan(candidate))
-            number = ~torch.isnan(candidate)
-            return same_nan and compare(out[number], candidate[number], tol) is None
+            return matches_mistake(out, candidate, tol)
 
         args = launch.args if launch else {}
         rows, block = rows_per_program(launch, n_rows), args.get("BLOCK_SIZE")
@@ -187,6 +186,27 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
     return diagnose
 
 
+def rows_past_the_end(tensors: dict[str, Guarded], n_rows: int, n_cols: int):
+    """A case's why_outside(): touches that are all whole columns of rows past n_rows, in the
+    layout of the tensor they are outside of, come from a block of rows with no row mask."""
+
+    def why(launch, name: str, offsets: list[int]) -> str:
+        stride = tensors[name].tensor.stride(0) if name in tensors else 0
+        if not offsets or stride <= 0 or min(offsets) < 0:
+            return ""
+        rows = {o // stride for o in offsets}
+        if min(rows) < n_rows or any(o % stride >= n_cols for o in offsets):
+            return ""
+        return (
+            f"the elements touched are in rows {min(rows)} to {max(rows)}, past the last of the "
+            f"{n_rows} rows of `{name}`: the last program's block has rows that do not exist. "
+            "Mask rows as well as columns, mask = (rows[:, None] < n_rows) & (cols[None, :] < "
+            "n_cols), in the loads and in the store."
+        )
+
+    return why
+
+
 def make_case(
     impl,
     n_rows: int,
@@ -211,6 +231,8 @@ def make_case(
     if late_max:
         x += torch.linspace(0, 8, n_cols, device=device())
     x = x.to(dtype)
+    inputs = {"x": Guarded.holding(x, row_gap=gap[0])}
+    out = Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1])
     return Case(
         name=f"{n_rows}x{n_cols} {DTYPE_NAMES[dtype]} seed={seed}"
         + (f" scale={scale:g}" if scale != 1 else "")
@@ -219,13 +241,14 @@ def make_case(
         + (" max late in the row" if late_max else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
-        inputs={"x": Guarded.holding(x, row_gap=gap[0])},
-        out=Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1]),
+        inputs=inputs,
+        out=out,
         expected=torch.softmax(x.double(), dim=-1).to(dtype),
         tol=TOLERANCES[dtype],
         hints=hints,
         owner=owner,
         diagnose=softmax_mistake(x, dtype),
+        why_outside=rows_past_the_end(inputs | {"out": out}, n_rows, n_cols),
     )
 
 

@@ -100,16 +100,17 @@ def make_case(
     draw = torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()
+    operands = (Guarded.holding(a), Guarded.holding(b))
     return Case(
         name=f"M={M} N={N} K={K} seed={seed}" + (" rand" if positive else ""),
         fn=impl.matmul,
-        inputs={"a": Guarded.holding(a), "b": Guarded.holding(b)},
+        inputs=dict(zip("ab", operands, strict=True)),
         out=Guarded((M, N), torch.float16, output=True),
         expected=(a.double() @ b.double()).half(),
         tol=dot_product_tolerance(tol, a, b),
         hints=hints,
         owner=owner,
-        diagnose=k_loop_mistake(a, b, tol, "BLOCK_K"),
+        diagnose=k_loop_mistake(a, b, tol, "BLOCK_K", operands),
     )
 
 

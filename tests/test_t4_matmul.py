@@ -113,19 +113,20 @@ def make_case(
     transposed = (("a = u.t()", a_t), ("b = w.t()", b_t), ("out = buf.t()", c_t))
     layout = [name for name, on in transposed if on]
     layout += [f"row gaps {gaps}"] if any(gaps) else []
+    operands = (
+        Guarded.holding(a, transposed=a_t, row_gap=gaps[0]),
+        Guarded.holding(b, transposed=b_t, row_gap=gaps[1]),
+    )
     return Case(
         name=f"M={M} N={N} K={K} seed={seed}" + "".join(f", {x}" for x in layout),
         fn=impl.matmul,
-        inputs={
-            "a": Guarded.holding(a, transposed=a_t, row_gap=gaps[0]),
-            "b": Guarded.holding(b, transposed=b_t, row_gap=gaps[1]),
-        },
+        inputs=dict(zip("ab", operands, strict=True)),
         out=Guarded((M, N), torch.float16, output=True, row_gap=gaps[2], transposed=c_t),
         expected=(a.double() @ b.double()).half(),
         tol=dot_product_tolerance(TOLERANCE, a, b),
         hints=hints,
         owner=owner,
-        diagnose=k_loop_mistake(a, b, TOLERANCE, "BLOCK_SIZE_K"),
+        diagnose=k_loop_mistake(a, b, TOLERANCE, "BLOCK_SIZE_K", operands),
         why_unwritten=alignment_promised_for_m,
     )
 
@@ -268,6 +269,61 @@ def grouping_problem(tiles, num_pid_m: int, num_pid_n: int, group: int) -> str |
     return None
 
 
+def grouped_order(num_pid_m: int, num_pid_n: int, group: int, clip_m=True, clip_n=True) -> list:
+    """The grouped visit of every tile; clip_m / clip_n False: pid_m / pid_n computed with
+    GROUP_SIZE_M where the last group needs its own, smaller height."""
+    tiles = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group * num_pid_n) * group
+        rows = min(num_pid_m - first, group)
+        in_group = pid % (group * num_pid_n)
+        tiles.append(
+            (
+                first + in_group % (rows if clip_m else group),
+                in_group // (rows if clip_n else group),
+            )
+        )
+    return tiles
+
+
+LAST_GROUP_MISTAKES = [
+    (
+        (False, False),
+        (
+            "The last group has only num_pid_m - first_pid_m rows: use group_size_m = "
+            "min(num_pid_m - first_pid_m, GROUP_SIZE_M) for it, not GROUP_SIZE_M."
+        ),
+    ),
+    (
+        (True, False),
+        (
+            "pid_m uses the last group's own height, but pid_n does not: pid_n = (pid % "
+            "num_pid_in_group) // group_size_m, the clipped height, not GROUP_SIZE_M."
+        ),
+    ),
+    (
+        (False, True),
+        (
+            "pid_n uses the last group's own height, but pid_m does not: pid_m = first_pid_m + "
+            "(pid % num_pid_in_group) % group_size_m, the clipped height, not GROUP_SIZE_M."
+        ),
+    ),
+]
+
+
+def last_group_mistake(tiles, grid) -> str:
+    """Which part of the clipping a mapping leaves out, where it matches one; else what both
+    parts need."""
+    found = [tuple(t) for t in tiles]
+    for (clip_m, clip_n), advice in LAST_GROUP_MISTAKES:
+        if found == grouped_order(*grid, clip_m=clip_m, clip_n=clip_n):
+            return advice
+    return (
+        "The last group's height is group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M): "
+        "pid_m takes pid % group_size_m and pid_n pid // group_size_m, within the group."
+    )
+
+
 @check("visits every tile once, in grouped order", points=10)
 @pytest.mark.parametrize(
     "grid",
@@ -275,9 +331,12 @@ def grouping_problem(tiles, num_pid_m: int, num_pid_n: int, group: int) -> str |
     ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}",
 )
 def test_grouped_order(impl, grid):
-    problem = grouping_problem(impl.probe_grouped_tile(*grid), *grid)
+    tiles = impl.probe_grouped_tile(*grid)
+    problem = grouping_problem(tiles, *grid)
     if problem:
-        pytest.fail(f"grouped_tile: {problem}", pytrace=False)
+        short_group = grid[0] % grid[2] and "min(num_pid_m - first_pid_m" not in problem
+        advice = last_group_mistake(tiles, grid) if short_group else ""
+        pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
 @check("clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)", points=10)
@@ -285,15 +344,12 @@ def test_grouped_order(impl, grid):
     "grid", [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)], ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}"
 )
 def test_last_group(impl, grid):
-    problem = grouping_problem(impl.probe_grouped_tile(*grid), *grid)
-    clip = (
-        "The last group has only num_pid_m - first_pid_m rows: use min(num_pid_m - "
-        "first_pid_m, GROUP_SIZE_M) for it, not GROUP_SIZE_M."
-    )
+    tiles = impl.probe_grouped_tile(*grid)
+    problem = grouping_problem(tiles, *grid)
     if problem:
-        # a pid past the last row of tiles comes with the same advice already
-        advice = "" if "min(num_pid_m - first_pid_m" in problem else f" {clip}"
-        pytest.fail(f"grouped_tile: {problem}{advice}", pytrace=False)
+        # a pid past the last row of tiles comes with the clipping advice already
+        advice = "" if "min(num_pid_m - first_pid_m" in problem else last_group_mistake(tiles, grid)
+        pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
 @check("follows the strides of a, b and c (w.t(), slices)", points=15)

@@ -288,7 +288,10 @@ class KernelModule:
         if root in self.jit_defs:
             return f"calls {root}, which was left out of the kernels the judge runs"
         if root in self.host_functions:
-            return f"calls {root}, which is not @triton.jit"
+            return (
+                f"calls {root}, which is not @triton.jit: decorate {root} with @triton.jit (a "
+                "kernel can call only @triton.jit functions and triton.language)"
+            )
         if root in self.left_out_values:
             return f"reads {root}, a module-level value that is not a constant"
         if hasattr(builtins, root):

@@ -291,9 +291,13 @@ class Child:
         returncode = self.process.wait(timeout=30)
         tail = self._output_tail()
         self.stop()
-        said = f"\nIt printed, last:\n{tail}" if tail else ""
-        meaning = explain(tail)
-        return processes.death(returncode) + (f"\n{meaning}" if meaning else "") + said
+        if not tail:
+            return processes.death(returncode)
+        # what it printed (an allocator's "corrupted double-linked list") is evidence, not
+        # advice: the advice comes last, where the report looks for it
+        what, advice = processes.death_parts(returncode)
+        advice = explain(tail) or advice
+        return f"{what}\nIt printed, last:\n{tail}" + (f"\n{advice}" if advice else "")
 
     def _output_tail(self, limit: int = 2000) -> str:
         fd = self.log.fileno()

@@ -412,7 +412,9 @@ def compare(
         return None
     shape = tuple(got.shape)
     share = f"{tally.bad} of {got.numel()} elements ({_percent(tally.bad / got.numel())}) are wrong"
-    lines = [f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * {tol.size_name})"]
+    lines = [
+        f"{share} (allowed: |got - expected| <= {tol.atol:g} + {tol.rtol:g} * {tol.size_name})"
+    ]
     if tally.nan or tally.inf:
         lines.append(
             f"NaN where a number was expected: {tally.nan}; "
@@ -499,6 +501,9 @@ class Case:
     # what the output's unwritten elements (a mask) say about the mistake, given the last
     # launch; "" when nothing particular
     why_unwritten: Callable[[Launch | None, torch.Tensor], str] = lambda launch, unwritten: ""
+    # what a tensor's elements touched outside it (its name, offsets from its first element)
+    # say about the mistake, given the last launch; "" when nothing particular
+    why_outside: Callable[[Launch | None, str, list[int]], str] = lambda launch, name, offs: ""
 
 
 def misplaced_stores(out: Guarded, name: str = "out") -> str:
@@ -509,7 +514,7 @@ def misplaced_stores(out: Guarded, name: str = "out") -> str:
     t = out.tensor
     if t.dim() != 2:
         return ""
-    rows, cols = t.shape
+    cols = t.shape[1]
     row_stride, col_stride = t.stride()
     written, truth = out.written(), out.layout(row_stride, col_stride)
     if torch.equal(written, truth) or not bool(written.any()):
@@ -781,15 +786,50 @@ def check_allocates(case: Case) -> None:
         fail(f"returned wrong values.\n{report}\n{advice}")
 
 
-def k_loop_mistake(a: torch.Tensor, b: torch.Tensor, tol: Tolerance, block_k: str):
-    """A matmul case's diagnose(): it recognises the two K-loop mistakes by their results. acc
-    set to zeros inside the loop leaves only the last block of K; a loop that rounds K down
-    leaves out the last, partial block. `block_k` names the launch's K block constexpr."""
+def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
+    """Whether `got` is what a mistake computes: NaN in the same places (a mistake may leave
+    some: 0 / 0, a read of the padding), and close elsewhere."""
+    candidate = candidate.to(got.dtype).to(got.device)
+    number = ~torch.isnan(candidate)
+    same_nan = torch.equal(torch.isnan(got), ~number)
+    return same_nan and compare(got[number], candidate[number], tol) is None
+
+
+def stepped_by_elements(g: Guarded, step: int, k_dim: int) -> torch.Tensor:
+    """The operand a matmul reads when its pointers move `step` elements at each step of K
+    instead of `step` times the stride along K: k_dim is 1 for a [M, K], 0 for b [K, N]. Read
+    from the guarded buffer, padding (NaN) included; NaN past its ends."""
+    t = g.tensor
+    k = torch.arange(t.shape[k_dim], device=t.device)
+    other = torch.arange(t.shape[1 - k_dim], device=t.device)
+    along_k, across = t.stride()[k_dim], t.stride()[1 - k_dim]
+    offsets = (k % step * along_k + k // step * step)[None, :] + (other * across)[:, None]
+    offsets = GUARD + (offsets if k_dim == 1 else offsets.t())
+    inside = (offsets >= 0) & (offsets < g.buffer.numel())
+    values = g.buffer[offsets.clamp(0, g.buffer.numel() - 1)].double()
+    return torch.where(inside, values, torch.full_like(values, math.nan))
+
+
+def k_loop_mistake(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    tol: Tolerance,
+    block_k: str,
+    operands: tuple[Guarded, Guarded] | None = None,
+):
+    """A matmul case's diagnose(): it recognises K-loop mistakes by their results. acc set to
+    zeros inside the loop leaves only the last block of K; a loop that rounds K down leaves out
+    the last, partial block; a pointer step without the stride along K reads the wrong
+    elements of `operands` (the guarded a and b); split-K programs that store, not add, leave
+    one split's sum each. `block_k` names the launch's K block constexpr (BLOCK_K, as split-K
+    kernels in the style of triton.ops.matmul name it, is tried next)."""
     a, b = a.double(), b.double()
     K = a.shape[1]
 
     def diagnose(launch: Launch | None, out: torch.Tensor) -> str:
-        step = launch.args.get(block_k) if launch else None
+        args = launch.args if launch else {}
+        name = next((n for n in (block_k, "BLOCK_K") if isinstance(args.get(n), int)), block_k)
+        step = args.get(name)
         if not isinstance(step, int) or not 0 < step < K:
             return ""
         last = (K - 1) // step * step  # where the last block of K starts
@@ -802,9 +842,45 @@ def k_loop_mistake(a: torch.Tensor, b: torch.Tensor, tol: Tolerance, block_k: st
         if whole < K and compare(out, (a[:, :whole] @ b[:whole, :]).half(), tol) is None:
             return (
                 f"c leaves out the last, partial block of K (k from {whole} on): the K loop "
-                f"must run tl.cdiv(K, {block_k}) times, not K // {block_k}."
+                f"must run tl.cdiv(K, {name}) times, not K // {name}."
+            )
+        # a's K is its columns, b's its rows
+        for name_of, g, k_dim in zip("ab", operands or (), (1, 0), strict=False):
+            if g.tensor.stride()[k_dim] == 1:
+                continue  # a step of elements is a step along K
+            eff = stepped_by_elements(g, step, k_dim)
+            if matches(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                stride = "stride_ak" if name_of == "a" else "stride_bk"
+                return (
+                    f"the pointers into {name_of} moved {step} elements at each step of K, not "
+                    f"{step} steps of {name_of}'s stride along K ({g.tensor.stride()[k_dim]} "
+                    f"here): {name_of}_ptrs += {name} * {stride}."
+                )
+        splits = args.get("SPLIT_K")
+        if isinstance(splits, int) and splits > 1 and one_split_each(out, splits, step):
+            return (
+                f"each element of c holds the sum over one split of K only: the {splits} "
+                "programs that share a tile (SPLIT_K) each stored their partial sum, and the "
+                "last store won. Add the partial sums instead, with tl.atomic_add into a c "
+                "that starts at zero."
             )
         return ""
+
+    def one_split_each(out: torch.Tensor, splits: int, step: int) -> bool:
+        """Whether every element equals the partial sum of one of the splits, which take every
+        splits-th block of K in turn (as triton.ops.matmul's did) or a contiguous share."""
+        blocks = torch.arange(K, device=a.device) // step
+        share = -(-K // splits)
+        for of_split in (blocks % splits, torch.arange(K, device=a.device) // share):
+            matched = torch.zeros(out.shape, dtype=torch.bool, device=out.device)
+            for z in range(splits):
+                ks = of_split == z
+                partial = (a[:, ks] @ b[ks, :]).half().to(out.device)
+                err = (out.double() - partial.double()).abs()
+                matched |= err <= tol.atol + tol.rtol * partial.double().abs()
+            if bool(matched.all()):
+                return True
+        return False
 
     return diagnose
 
@@ -853,6 +929,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     """What the judge's buffers show is wrong, or None: (whether the output is wrong or
     unwritten, the message)."""
     out = case.out.tensor
+    launch = watched.launches[-1] if watched.launches else None
     misplaced = misplaced_stores(case.out)
     if misplaced:
         return True, misplaced
@@ -862,7 +939,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         return False, (
             f"wrote {len(outside)} elements outside the output: "
             f"{_where(outside, case.out.span)}. "
-            f"{case.hints.outside}"
+            f"{case.why_outside(launch, 'out', outside) or case.hints.outside}"
         )
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
@@ -876,19 +953,24 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             span = case.inputs[name].span if name in case.inputs else case.out.span
             # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
             # dropped by the store's mask, and only a GPU's fault would show it
+            wrong = compare(out, case.expected, case.tol) is not None
             effect = (
                 "The values read there reached the result, which is wrong."
-                if compare(out, case.expected, case.tol) is not None
+                if wrong
                 else "Here the values were thrown away, but on a GPU such a read can fault."
             )
             count = max(watched.reads_counted.get(name, 0), len(offsets))
             shown = "" if count == len(offsets) else f"; the {len(offsets)} nearest its start"
+            advice = (
+                case.why_outside(launch, name, offsets)
+                or (wrong and case.diagnose(launch, out))
+                or case.hints.outside_read
+                or "Mask every load as the store is masked."
+            )
             return False, (
                 f"read {count} elements outside `{name}`{shown}: "
-                f"{_where(sorted(offsets), span)}. {effect} "
-                f"{case.hints.outside_read or 'Mask every load as the store is masked.'}"
+                f"{_where(sorted(offsets), span)}. {effect} {advice}"
             ).rstrip()
-    launch = watched.launches[-1] if watched.launches else None
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):

@@ -6,7 +6,7 @@ import triton
 import triton.language as tl
 
 LOSES = ["compiles for a GPU (sm_90)"]
-SAYS = "@triton.jit"
+SAYS = "decorate block_offsets with @triton.jit"
 
 
 def check_inputs(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None) -> None:
