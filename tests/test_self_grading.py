@@ -35,8 +35,9 @@ def negative_meta(path: Path) -> dict:
     optional MAX_SCORE: the most it may score in all; optional RUNTIMES: where it is caught."""
     values = {"MAX_SCORE": 100, "RUNTIMES": ["interpreter", "gpu"]}
     for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and node.targets[0].id in values | {"LOSES": 0, "SAYS": 0}:
-            values[node.targets[0].id] = ast.literal_eval(node.value)
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:
+            values[target.id] = ast.literal_eval(node.value)
     return values
 
 
