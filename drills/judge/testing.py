@@ -193,6 +193,14 @@ class Guarded:
         """Boolean mask, shaped like the buffer, of the elements that no longer hold the canary."""
         return _bits(self.buffer) != self.canary
 
+    def read_at(self, offsets: torch.Tensor) -> torch.Tensor:
+        """The buffer's values, in float64, at these offsets from the tensor's first element:
+        the padding's NaN included, NaN past the buffer's ends."""
+        at = GUARD + offsets
+        inside = (at >= 0) & (at < self.buffer.numel())
+        values = self.buffer[at.clamp(0, self.buffer.numel() - 1)].double()
+        return torch.where(inside, values, torch.full_like(values, math.nan))
+
     def layout(self, row_stride: int, col_stride: int) -> torch.Tensor:
         """Boolean mask, shaped like the buffer, of where the elements of a 2-D tensor of this
         shape would lie with these strides (those that fall inside the buffer)."""
@@ -797,17 +805,21 @@ def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
 
 def stepped_by_elements(g: Guarded, step: int, k_dim: int) -> torch.Tensor:
     """The operand a matmul reads when its pointers move `step` elements at each step of K
-    instead of `step` times the stride along K: k_dim is 1 for a [M, K], 0 for b [K, N]. Read
-    from the guarded buffer, padding (NaN) included; NaN past its ends."""
+    instead of `step` times the stride along K: k_dim is 1 for a [M, K], 0 for b [K, N]."""
     t = g.tensor
     k = torch.arange(t.shape[k_dim], device=t.device)
     other = torch.arange(t.shape[1 - k_dim], device=t.device)
     along_k, across = t.stride()[k_dim], t.stride()[1 - k_dim]
     offsets = (k % step * along_k + k // step * step)[None, :] + (other * across)[:, None]
-    offsets = GUARD + (offsets if k_dim == 1 else offsets.t())
-    inside = (offsets >= 0) & (offsets < g.buffer.numel())
-    values = g.buffer[offsets.clamp(0, g.buffer.numel() - 1)].double()
-    return torch.where(inside, values, torch.full_like(values, math.nan))
+    return g.read_at(offsets if k_dim == 1 else offsets.t())
+
+
+def read_with_row_stride(g: Guarded, row_stride: int) -> torch.Tensor:
+    """The 2-D operand a kernel reads when it takes its rows to lie `row_stride` apart."""
+    t = g.tensor
+    rows = torch.arange(t.shape[0], device=t.device)[:, None]
+    cols = torch.arange(t.shape[1], device=t.device)[None, :]
+    return g.read_at(rows * row_stride + cols * t.stride(1))
 
 
 def k_loop_mistake(
@@ -819,14 +831,17 @@ def k_loop_mistake(
 ):
     """A matmul case's diagnose(): it recognises K-loop mistakes by their results. acc set to
     zeros inside the loop leaves only the last block of K; a loop that rounds K down leaves out
-    the last, partial block; a pointer step without the stride along K reads the wrong
-    elements of `operands` (the guarded a and b); split-K programs that store, not add, leave
+    the last, partial block; a row stride taken from another size, or a pointer step without
+    the stride along K, reads the wrong elements of `operands` (the guarded a and b); split-K programs that store, not add, leave
     one split's sum each. `block_k` names the launch's K block constexpr (BLOCK_K, as split-K
     kernels in the style of triton.ops.matmul name it, is tried next)."""
     a, b = a.double(), b.double()
     K = a.shape[1]
 
     def diagnose(launch: Launch | None, out: torch.Tensor) -> str:
+        wrong_rows = row_stride_mistake(out)
+        if wrong_rows:
+            return wrong_rows
         args = launch.args if launch else {}
         name = next((n for n in (block_k, "BLOCK_K") if isinstance(args.get(n), int)), block_k)
         step = args.get(name)
@@ -864,6 +879,27 @@ def k_loop_mistake(
                 "last store won. Add the partial sums instead, with tl.atomic_add into a c "
                 "that starts at zero."
             )
+        return ""
+
+    def row_stride_mistake(out: torch.Tensor) -> str:
+        """Which operand's rows were read at another distance apart (M, N or K, or its width,
+        where it lies in a wider tensor), if one was."""
+        M, N = a.shape[0], b.shape[1]
+        for name_of, g in zip("ab", operands or (), strict=False):
+            t = g.tensor
+            true = t.stride(0)
+            if t.stride(1) != 1:
+                continue  # a transposed view: its rows are not where a row length matters
+            for guess in sorted({M, N, K, t.shape[1]} - {true}):
+                eff = read_with_row_stride(g, guess)
+                if matches(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                    wider = ", inside a wider tensor" if true != t.shape[1] else ""
+                    return (
+                        f"the rows of {name_of} were read {guess} elements apart, but they lie "
+                        f"{true} apart ({name_of} is {t.shape[0]} x {t.shape[1]}{wider}): row r "
+                        f"of {name_of} starts at r * {true}, its row stride, which square "
+                        "matrices cannot tell from the others."
+                    )
         return ""
 
     def one_split_each(out: torch.Tensor, splits: int, step: int) -> bool:

@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 LOSES = ["uses each matrix's own row length (non-square shapes)"]
-SAYS = "row"
+SAYS = "the rows of b were read 32 elements apart, but they lie 200 apart"
 
 
 def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> None:
