@@ -24,6 +24,7 @@ from drills.judge.testing import (
     dot_product_tolerance,
     generator,
     k_loop_mistake,
+    matmul_tile,
     needs_gpu,
     run_case,
 )
@@ -110,6 +111,7 @@ def make_case(
         tol=dot_product_tolerance(tol, a, b),
         hints=hints,
         owner=owner,
+        tile=matmul_tile,
         diagnose=k_loop_mistake(a, b, tol, "BLOCK_K", operands),
     )
 

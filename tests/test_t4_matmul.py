@@ -27,6 +27,7 @@ from drills.judge.testing import (
     dot_product_tolerance,
     generator,
     k_loop_mistake,
+    matmul_tile,
     needs_gpu,
     note,
     run_case,
@@ -126,6 +127,7 @@ def make_case(
         tol=dot_product_tolerance(TOLERANCE, a, b),
         hints=hints,
         owner=owner,
+        tile=matmul_tile,
         diagnose=k_loop_mistake(a, b, TOLERANCE, "BLOCK_SIZE_K", operands),
         why_unwritten=alignment_promised_for_m,
     )

@@ -340,6 +340,53 @@ def _fmt_value(x: torch.Tensor) -> str:
 _CHUNK = 1 << 25  # elements compared at a time, so 2^31-element outputs fit in memory
 
 
+def _outside(err, g, e, size, tol: Tolerance) -> torch.Tensor:
+    """Which elements the tolerance does not allow (NaN never matches)."""
+    return ~(err <= tol.atol + tol.rtol * size) & ~(g == e)
+
+
+def wrong_elements(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> torch.Tensor:
+    """Boolean mask, shaped like got, of the elements compare() counts as wrong."""
+    g, e = got.double(), expected.double().to(got.device)
+    size = e.abs() if tol.size is None else tol.size.to(got.device).double()
+    return _outside((g - e).abs().nan_to_num(nan=math.inf), g, e, size, tol)
+
+
+TILE_MAP_ROWS, TILE_MAP_COLUMNS = 20, 30  # within 80 columns
+
+
+def tile_map(unwritten: torch.Tensor, wrong: torch.Tensor, block: tuple[int, int]) -> str:
+    """The output's tiles of block[0] x block[1] elements, one character each, row by row of
+    tiles: what a learner otherwise draws by hand to see which programs went wrong."""
+    bm, bn = block
+    rows, cols = -(-unwritten.shape[0] // bm), -(-unwritten.shape[1] // bn)
+    lines = [
+        (
+            f"the output's tiles of {bm} x {bn}, as the programs own them ('.' right, 'x' "
+            "wrong values, '-' never written):"
+        )
+    ]
+    for i in range(min(rows, TILE_MAP_ROWS)):
+        cells = []
+        for j in range(min(cols, TILE_MAP_COLUMNS)):
+            tile = (slice(i * bm, (i + 1) * bm), slice(j * bn, (j + 1) * bn))
+            cells.append("-" if unwritten[tile].any() else "x" if wrong[tile].any() else ".")
+        more = f" ... {cols} in all" if cols > TILE_MAP_COLUMNS else ""
+        lines.append(f"  pid_m {i:>3}   {' '.join(cells)}{more}")
+    if rows > TILE_MAP_ROWS:
+        lines.append(f"  ... {rows} rows of tiles in all")
+    return "\n".join(lines)
+
+
+def matmul_tile(launch: "Launch | None") -> tuple[int, int] | None:
+    """A matmul launch's tile of c, from its block constexprs (the drills' names, or the
+    BLOCK_M / BLOCK_N of split-K kernels in the style of triton.ops.matmul)."""
+    args = launch.args if launch else {}
+    bm = next((args[n] for n in ("BLOCK_SIZE_M", "BLOCK_M") if isinstance(args.get(n), int)), 0)
+    bn = next((args[n] for n in ("BLOCK_SIZE_N", "BLOCK_N") if isinstance(args.get(n), int)), 0)
+    return (bm, bn) if bm > 0 and bn > 0 else None
+
+
 @dataclass
 class _Tally:
     bad: int = 0
@@ -351,7 +398,7 @@ class _Tally:
 
     def add(self, g, e, size, tol: Tolerance, offset: int, show: int):
         err = (g - e).abs().nan_to_num(nan=math.inf)
-        bad = ~(err <= tol.atol + tol.rtol * size) & ~(g == e)
+        bad = _outside(err, g, e, size, tol)
         self.bad += int(bad.sum())
         self.nan += int((torch.isnan(g) & ~torch.isnan(e)).sum())
         self.inf += int((torch.isinf(g) & ~torch.isinf(e)).sum())
@@ -509,9 +556,21 @@ class Case:
     # what the output's unwritten elements (a mask) say about the mistake, given the last
     # launch; "" when nothing particular
     why_unwritten: Callable[[Launch | None, torch.Tensor], str] = lambda launch, unwritten: ""
+    # the tile of the output each program owns, given the last launch, for a map of them
+    tile: Callable[[Launch | None], tuple[int, int] | None] = lambda launch: None
     # what a tensor's elements touched outside it (its name, offsets from its first element)
     # say about the mistake, given the last launch; "" when nothing particular
     why_outside: Callable[[Launch | None, str, list[int]], str] = lambda launch, name, offs: ""
+
+
+def map_of_tiles(case: "Case", launch: "Launch | None", unwritten: torch.Tensor) -> str:
+    """A new line and the map of the output's tiles, where the case knows the launch's tile
+    and the output is 2-D with more than one tile; else ""."""
+    block = case.tile(launch)
+    out = case.out.tensor
+    if block is None or out.dim() != 2 or (out.shape[0] <= block[0] and out.shape[1] <= block[1]):
+        return ""
+    return "\n" + tile_map(unwritten, wrong_elements(out, case.expected, case.tol), block)
 
 
 def misplaced_stores(out: Guarded, name: str = "out") -> str:
@@ -1031,10 +1090,10 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
                 f"{case.hints.unwritten}"
             )
-        return True, (
-            f"{len(flat)} of {out.numel()} output elements were never written {where}. "
-            f"{case.why_unwritten(launch, unwritten) or case.hints.unwritten}"
-        )
+        seen = f"{len(flat)} of {out.numel()} output elements were never written {where}."
+        tiles = map_of_tiles(case, launch, unwritten)
+        advice = case.why_unwritten(launch, unwritten) or case.hints.unwritten
+        return True, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
     report = compare(out, case.expected, case.tol, owner)
     if report:
         # a recognised mistake is named first: some leave NaN where they divide 0 by 0
@@ -1043,5 +1102,6 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             or atomics_or_nan_advice(case, out)
             or _values_advice(out, case.expected, case.hints)
         )
-        return True, f"wrong values.\n{report}\n{advice}".rstrip()
+        tiles = map_of_tiles(case, launch, unwritten)
+        return True, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
     return None
