@@ -182,9 +182,10 @@ class Failure:
             text = text[case.end() :]
         first_line, _, more = text.partition("\n")
         symptom, rest = _first_sentence(first_line)
-        if not rest and more.strip():
+        next_line = more.strip().partition("\n")[0]
+        if not rest and next_line and not next_line.endswith(":"):
             # a bare first line ("wrong values.", "does not compile ...:"): the next line says
-            # how it showed
+            # how it showed, unless it heads a block of its own (a map of tiles)
             next_line, _, more = more.strip().partition("\n")
             seen, rest = _first_sentence(next_line)
             symptom = f"{symptom}: {seen}"

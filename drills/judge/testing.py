@@ -360,12 +360,7 @@ def tile_map(unwritten: torch.Tensor, wrong: torch.Tensor, block: tuple[int, int
     tiles: what a learner otherwise draws by hand to see which programs went wrong."""
     bm, bn = block
     rows, cols = -(-unwritten.shape[0] // bm), -(-unwritten.shape[1] // bn)
-    lines = [
-        (
-            f"the output's tiles of {bm} x {bn}, as the programs own them ('.' right, 'x' "
-            "wrong values, '-' never written):"
-        )
-    ]
+    lines = [f"the output in tiles of {bm} x {bn} ('.' right, 'x' wrong, '-' never written):"]
     for i in range(min(rows, TILE_MAP_ROWS)):
         cells = []
         for j in range(min(cols, TILE_MAP_COLUMNS)):
