@@ -27,12 +27,14 @@ from drills.judge.testing import (
     matmul_tile,
     needs_gpu,
     run_case,
+    small_integers,
 )
 
 # c is fp16: its rounding (about 5e-4 relative) dominates the fp32 accumulator's error. Each
 # case measures the relative part against |a| @ |b| (dot_product_tolerance), atol covers the
 # rest; entries of randn products are around sqrt(K), wrong ones off by as much.
 TOLERANCE = Tolerance(1e-2, 2e-3)
+EXACT = Tolerance(0, 0)  # sums of small integers: fp16 holds them exactly
 
 HINTS = Hints(
     outside="Store with mask = (rows < M) & (cols < N): the last row and column of tiles run "
@@ -94,21 +96,24 @@ def make_case(
     *,
     seed: int = 0,
     positive: bool = False,
+    integers: bool = False,
     hints: Hints = HINTS,
     tol: Tolerance = TOLERANCE,
 ) -> Case:
     gen = generator(seed)
-    draw = torch.rand if positive else torch.randn
+    draw = small_integers if integers else torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()
     operands = (Guarded.holding(a), Guarded.holding(b))
     return Case(
-        name=f"M={M} N={N} K={K} seed={seed}" + (" rand" if positive else ""),
+        name=f"M={M} N={N} K={K} seed={seed}"
+        + (" rand" if positive else "")
+        + (" small integers, exact" if integers else ""),
         fn=impl.matmul,
         inputs=dict(zip("ab", operands, strict=True)),
         out=Guarded((M, N), torch.float16, output=True),
         expected=(a.double() @ b.double()).half(),
-        tol=dot_product_tolerance(tol, a, b),
+        tol=EXACT if integers else dot_product_tolerance(tol, a, b),
         hints=hints,
         owner=owner,
         tile=matmul_tile,
@@ -123,9 +128,16 @@ def mnk(*triples: tuple[int, int, int], gpu: tuple = ()) -> list:
 
 
 @check("multiplies matrices whose sides are multiples of the blocks", points=10)
-@pytest.mark.parametrize("shape", mnk((256, 128, 32), (128, 128, 64), gpu=[(2048,) * 3]))
+@pytest.mark.parametrize(
+    "shape",
+    [
+        *mnk((256, 128, 32), (128, 128, 64), gpu=[(2048,) * 3]),
+        pytest.param((64, 64, 64, "integers"), id="64x64x64-integers-exact"),
+    ],
+)
 def test_multiplies(impl, shape):
-    run_case(make_case(impl, *shape, seed=1))
+    M, N, K, *integers = shape
+    run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
 @check("masks the K tail (K not a multiple of BLOCK_K)", points=15)

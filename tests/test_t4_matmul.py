@@ -31,10 +31,12 @@ from drills.judge.testing import (
     needs_gpu,
     note,
     run_case,
+    small_integers,
 )
 
 # as in t3: fp16 output rounding dominates; each case measures it against |a| @ |b|
 TOLERANCE = Tolerance(1e-2, 2e-3)
+EXACT = Tolerance(0, 0)  # sums of small integers: fp16 holds them exactly
 
 HINTS = Hints(
     outside="Store with mask = (offs_am < M) & (offs_bn < N), through c's own strides.",
@@ -98,6 +100,7 @@ def make_case(
     *,
     seed=0,
     positive=False,
+    integers=False,
     a_t=False,
     b_t=False,
     c_t=False,
@@ -108,11 +111,12 @@ def make_case(
     w.t(), out = buf.t()); gaps put canaries between the rows of a, b and c, giving each a row
     stride of its own."""
     gen = generator(seed)
-    draw = torch.rand if positive else torch.randn
+    draw = small_integers if integers else torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()
     transposed = (("a = u.t()", a_t), ("b = w.t()", b_t), ("out = buf.t()", c_t))
     layout = [name for name, on in transposed if on]
+    layout += ["small integers, exact"] if integers else []
     layout += [f"row gaps {gaps}"] if any(gaps) else []
     operands = (
         Guarded.holding(a, transposed=a_t, row_gap=gaps[0]),
@@ -124,7 +128,7 @@ def make_case(
         inputs=dict(zip("ab", operands, strict=True)),
         out=Guarded((M, N), torch.float16, output=True, row_gap=gaps[2], transposed=c_t),
         expected=(a.double() @ b.double()).half(),
-        tol=dot_product_tolerance(TOLERANCE, a, b),
+        tol=EXACT if integers else dot_product_tolerance(TOLERANCE, a, b),
         hints=hints,
         owner=owner,
         tile=matmul_tile,
@@ -176,9 +180,16 @@ def autotune_configs(impl) -> list[tuple[str, dict]]:
 
 
 @check("multiplies matrices", points=10)
-@pytest.mark.parametrize("shape", mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3]))
+@pytest.mark.parametrize(
+    "shape",
+    [
+        *mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3]),
+        pytest.param((64, 48, 64, "integers"), id="64x48x64-integers-exact"),
+    ],
+)
 def test_multiplies(impl, shape):
-    run_case(make_case(impl, *shape, seed=1))
+    M, N, K, *integers = shape
+    run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
 @check("computes its grid from the config autotune chose (every config)", points=15)

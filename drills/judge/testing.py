@@ -62,6 +62,12 @@ def generator(seed: int) -> torch.Generator:
     return torch.Generator(device=device()).manual_seed(RUN_SEED * 1000 + seed)
 
 
+def small_integers(*size: int, generator: torch.Generator, device: str) -> torch.Tensor:
+    """Random 0s, 1s and 2s, drawn like torch.randn(*size): a matmul of them is exact in fp16
+    while every sum stays below 2048, so it must match bit for bit."""
+    return torch.randint(0, 3, size, generator=generator, device=device).float()
+
+
 def big_gpu_memory_lock() -> int:
     """The lock the parallel suites of one grade share, in the checkout's .drills/, made by the
     judge's user for itself alone: never a path in a shared folder, where another user could
