@@ -26,6 +26,9 @@ _KNOWN_ERRORS = {
     "convert once after the loop.",
     r"K >= 16": "tl.dot on a GPU needs blocks of at least 16 along K (BLOCK_K, or BLOCK_SIZE_K, >= 16) "
     "for 16-bit inputs; the interpreter accepts smaller ones.",
+    r"num_warps must be a power of 2": "A GPU takes num_warps as a power of two from 1 to 32 "
+    "(32 threads each, 1024 at most in one program): choose it from the block size, and cap "
+    "it (4, 8 or 16 warps).",
     r"arange's range must be a power of 2": "Block sizes must be powers of two: round up "
     "with triton.next_power_of_2 and mask the extra lanes.",
     r"\[Errno 1\] Operation not permitted": "Your file runs in a runner that cannot start "

@@ -993,9 +993,31 @@ def run_case(case: Case) -> None:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
+# 32 warps of 32 threads: 1024, the most threads one program (a CUDA block) can have
+MAX_WARPS = 32
+
+
+def warps_refused(watched: Watched) -> str | None:
+    """A launch whose num_warps a GPU refuses (triton asserts a power of two; more than 32
+    cannot launch), which the interpreter ignores."""
+    for launch in watched.launches:
+        warps = launch.args.get("num_warps")
+        if isinstance(warps, int) and not (0 < warps <= MAX_WARPS and warps & (warps - 1) == 0):
+            return (
+                f"a launch of {launch.kernel} asks for num_warps={warps}, which a GPU refuses: "
+                f"it takes a power of two from 1 to {MAX_WARPS} (32 threads each, 1024 at most "
+                "in one program). The interpreter ignores num_warps, so only this check sees "
+                "it here: choose it from the block size, and cap it (4, 8 or 16 warps)."
+            )
+    return None
+
+
 def failure(case: Case, watched: Watched, before: dict) -> str | None:
     """Why the call `watched` did not do what the case asks, or None. Every verdict comes from
     the judge's buffers; the record only says why."""
+    refused = warps_refused(watched)
+    if refused:
+        return refused
     wrong = wrong_buffers(case, watched, before)
     if wrong:
         output_wrong, message = wrong
