@@ -1006,7 +1006,7 @@ def warps_refused(watched: Watched) -> str | None:
             return (
                 f"a launch of {launch.kernel} asks for num_warps={warps}, which a GPU refuses: "
                 f"it takes a power of two from 1 to {MAX_WARPS} (32 threads each, 1024 at most "
-                "in one program). The interpreter ignores num_warps, so only this check sees "
+                "in one program). The interpreter ignores num_warps, so only the grader sees "
                 "it here: choose it from the block size, and cap it (4, 8 or 16 warps)."
             )
     return None
