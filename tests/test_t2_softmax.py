@@ -23,12 +23,10 @@ from drills.judge.testing import (
     check_allocates,
     device,
     generator,
+    matches,
     needs_bf16,
     needs_gpu,
     run_case,
-)
-from drills.judge.testing import (
-    matches as matches_mistake,
 )
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
@@ -135,17 +133,18 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         return in_fp32(x, block_max)
 
     def diagnose(launch, out: torch.Tensor) -> str:
-        def matches(candidate: torch.Tensor) -> bool:
-            return matches_mistake(out, candidate, tol)
+        def left(candidate: torch.Tensor) -> bool:
+            """Whether the mistake that computes `candidate` is what the kernel did."""
+            return matches(out, candidate, tol)
 
         args = launch.args if launch else {}
         rows, block = rows_per_program(launch, n_rows), args.get("BLOCK_SIZE")
-        if matches(torch.exp(x - row_max)):
+        if left(torch.exp(x - row_max)):
             return (
                 "each row's largest value came out as 1, and the rows do not sum to 1: divide "
                 "exp(x - max) by its sum over the row (tl.sum), not by its max."
             )
-        if rows and rows > 1 and matches(one_max_per_block(rows)):
+        if rows and rows > 1 and left(one_max_per_block(rows)):
             return (
                 f"each program took one max for all of its {rows} rows, so a row far below "
                 "another in its block had every exp() underflow to 0, and 0 / 0 is NaN: take "
@@ -154,7 +153,7 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         if isinstance(args.get("ROWS_PER_PROGRAM"), int):
             # tl.max and tl.sum with axis=0 reduce down the columns of a [rows, BLOCK] block
             down_columns = torch.cat([torch.softmax(r, dim=0) for r in x.split(rows)])
-            if matches(down_columns):
+            if left(down_columns):
                 across = f"across its {rows} rows" if rows > 1 else "one element each"
                 return (
                     f"the max and the sum were taken down the columns of the block (axis=0), "
@@ -162,20 +161,20 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                 )
         if isinstance(block, int) and block > n_cols:
             lanes = block - n_cols
-            if matches(zero_padded(block)):
+            if left(zero_padded(block)):
                 return (
                     f"the {lanes} masked lanes past n_cols were loaded as 0: each adds "
                     "exp(0 - max) to the row's sum, and 0 becomes the max of a row of "
                     "negative numbers. Load them as -inf: tl.load(..., other=-float('inf'))."
                 )
-            if matches(in_fp32(x, row_max.clamp(min=0))):
+            if left(in_fp32(x, row_max.clamp(min=0))):
                 return (
                     f"the max was taken over the {lanes} masked lanes past n_cols, loaded as 0: "
                     "a row of numbers far below 0 then has 0 as its max, every exp() "
                     "underflows, and 0 / 0 is NaN. Load them as -inf: tl.load(..., "
                     "other=-float('inf')), so that they never win the max."
                 )
-        if isinstance(block, int) and 0 < block < n_cols and matches(unrescaled_online(x, block)):
+        if isinstance(block, int) and 0 < block < n_cols and left(unrescaled_online(x, block)):
             return (
                 f"the running sum over blocks of {block} columns kept what it had added under "
                 "a smaller, earlier max: when the max grows to m_new, multiply the sum by "

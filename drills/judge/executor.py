@@ -31,6 +31,7 @@ import traceback
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.errors import OutOfResources
 
 from drills.judge.gpu_compile import KernelModule, constexpr_value
 
@@ -243,8 +244,6 @@ class Executor:
                 args[name] = self.argument(value, storages)
             elif name in OPTIONS and isinstance(value, int):
                 options[name] = value
-        from triton.runtime.errors import OutOfResources
-
         try:
             kernel[grid](**args, **options)
         except OutOfResources:
@@ -376,8 +375,6 @@ def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M:
 
 def resources_of(e: BaseException) -> dict | None:
     """What a kernel needed and the GPU has, when it could not be loaded (OutOfResources)."""
-    from triton.runtime.errors import OutOfResources
-
     if not isinstance(e, OutOfResources):
         return None
     return {"name": str(e.name), "required": int(e.required), "limit": int(e.limit)}

@@ -229,7 +229,7 @@ class Guarded:
 
     def written_outside(self) -> list[int]:
         """Buffer offsets outside the tensor whose canary was overwritten, relative to element 0."""
-        hit = (_bits(self.buffer) != self.canary) & ~self._inside
+        hit = self.written() & ~self._inside
         return [i - GUARD for i in torch.nonzero(hit).flatten().tolist()]
 
     def never_written(self) -> torch.Tensor:
@@ -397,7 +397,15 @@ class _Tally:
     worst_rel: float = 0.0
     first: list[int] = field(default_factory=list)
 
-    def add(self, g, e, size, tol: Tolerance, offset: int, show: int):
+    def add(
+        self,
+        g: torch.Tensor,
+        e: torch.Tensor,
+        size: torch.Tensor,
+        tol: Tolerance,
+        offset: int,
+        show: int,
+    ):
         err = (g - e).abs().nan_to_num(nan=math.inf)
         bad = _outside(err, g, e, size, tol)
         self.bad += int(bad.sum())
@@ -892,8 +900,8 @@ def k_loop_mistake(
     """A matmul case's diagnose(): it recognises K-loop mistakes by their results. acc set to
     zeros inside the loop leaves only the last block of K; a loop that rounds K down leaves out
     the last, partial block; a row stride taken from another size, or a pointer step without
-    the stride along K, reads the wrong elements of `operands` (the guarded a and b); split-K programs that store, not add, leave
-    one split's sum each. `block_k` names the launch's K block constexpr (BLOCK_K, as split-K
+    the stride along K, reads the wrong elements of `operands` (the guarded a and b); split-K
+    programs that store, not add, leave one split's sum each. `block_k` names the launch's K block constexpr (BLOCK_K, as split-K
     kernels in the style of triton.ops.matmul name it, is tried next)."""
     a, b = a.double(), b.double()
     K = a.shape[1]
@@ -971,9 +979,7 @@ def k_loop_mistake(
             matched = torch.zeros(out.shape, dtype=torch.bool, device=out.device)
             for z in range(splits):
                 ks = of_split == z
-                partial = (a[:, ks] @ b[ks, :]).half().to(out.device)
-                err = (out.double() - partial.double()).abs()
-                matched |= err <= tol.atol + tol.rtol * partial.double().abs()
+                matched |= ~wrong_elements(out, (a[:, ks] @ b[ks, :]).half(), tol)
             if bool(matched.all()):
                 return True
         return False
