@@ -21,10 +21,12 @@ from drills.judge.testing import (
     big_gpu_memory,
     check,
     check_allocates,
+    drawn,
     generator,
     needs_bf16,
     needs_gpu,
     run_case,
+    sides,
 )
 
 HINTS = Hints(
@@ -107,6 +109,9 @@ def make_case(
     )
 
 
+# the blocks a vector kernel picks: a drawn length is a multiple of one, or just off it
+BLOCKS = (128, 256, 512, 1024, 2048, 4096)
+
 LARGE = [
     pytest.param(2**24 + 7, id="2^24+7", marks=needs_gpu("too many programs for the CPU")),
     pytest.param(10**8 + 3, id="1e8+3", marks=needs_gpu("too many programs for the CPU")),
@@ -116,22 +121,30 @@ LARGE = [
 @check("adds two vectors", points=15)
 @pytest.mark.parametrize(
     "n",
-    [4096, 65536, pytest.param(2**24, id="2^24", marks=needs_gpu("too many programs for the CPU"))],
+    [
+        4096,
+        65536,
+        drawn((4096, 65536), near=BLOCKS, offsets=(0,)),
+        pytest.param(2**24, id="2^24", marks=needs_gpu("too many programs for the CPU")),
+    ],
 )
 def test_adds_two_vectors(impl, n):
+    n = sides(n, seed=0)
     run_case(make_case(impl, n, seed=n % 7))
 
 
 @check("masks the tail (n not a multiple of BLOCK_SIZE)", points=20)
-@pytest.mark.parametrize("n", [1000, 1025, 4097, 98_431, *LARGE])
+@pytest.mark.parametrize(
+    "n", [1000, 1025, 4097, 98_431, drawn((129, 100_000), near=BLOCKS, offsets=(-1, 1, 3)), *LARGE]
+)
 def test_masks_the_tail(impl, n):
-    run_case(make_case(impl, n, seed=1))
+    run_case(make_case(impl, sides(n, seed=1), seed=1))
 
 
 @check("handles tiny sizes down to 1", points=10)
-@pytest.mark.parametrize("n", [1, 2, 3, 31])
+@pytest.mark.parametrize("n", [1, 2, 3, 31, drawn((1, 100), near=(8, 16, 32, 64))])
 def test_tiny_sizes(impl, n):
-    run_case(make_case(impl, n, seed=2))
+    run_case(make_case(impl, sides(n, seed=2), seed=2))
 
 
 @check("keeps the input dtype (fp16, int32; bf16 on a GPU)", points=10)
@@ -148,9 +161,11 @@ def test_dtypes(impl, dtype):
 
 
 @check("stays inside its tensors (no stray loads or stores)", points=15)
-@pytest.mark.parametrize("n", [1, 129, 1000, 2049, 98_431])
+@pytest.mark.parametrize(
+    "n", [1, 129, 1000, 2049, 98_431, drawn((1, 100_000), near=BLOCKS, offsets=(-1, 1))]
+)
 def test_no_writes_outside(impl, n):
-    run_case(make_case(impl, n, seed=4))
+    run_case(make_case(impl, sides(n, seed=4), seed=4))
 
 
 @check("allocates the result when out= is not given", points=10)

@@ -16,17 +16,20 @@ from drills.judge.gpu_compile import check_compiles
 from drills.judge.testing import (
     DTYPE_NAMES,
     Case,
+    Drawn,
     Guarded,
     Hints,
     Tolerance,
     check,
     check_allocates,
     device,
+    drawn,
     generator,
     matches,
     needs_bf16,
     needs_gpu,
     run_case,
+    sides,
 )
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
@@ -259,10 +262,16 @@ def shapes(*pairs: tuple[int, int]) -> list:
     return [pytest.param(p, id=f"{p[0]}x{p[1]}") for p in pairs]
 
 
+# rows near a multiple of the rows a program may take, columns near a power-of-two block
+ROWS, COLS = (1, 40), (16, 2048)
+
+
 @check("computes a row-wise softmax", points=10)
-@pytest.mark.parametrize("shape", [*shapes((16, 1024), (8, 128)), gpu((4096, 4096))])
+@pytest.mark.parametrize(
+    "shape", [*shapes((16, 1024), (8, 128)), drawn(ROWS, COLS), gpu((4096, 4096))]
+)
 def test_softmax_values(impl, shape):
-    run_case(make_case(impl, *shape, seed=1))
+    run_case(make_case(impl, *sides(shape, seed=1), seed=1))
 
 
 @check("pads masked lanes with -inf (rows that are not a power of two)", points=15)
@@ -271,13 +280,14 @@ def test_softmax_values(impl, shape):
     [
         *(pytest.param(p, -4.0, id=f"{p[0]}x{p[1]}") for p in ((37, 781), (8, 1000), (3, 17))),
         pytest.param((5, 300), -300.0, id="5x300-shift-300"),
+        pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, id="drawn"),
         pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
     ],
 )
 def test_pads_with_minus_inf(impl, shape, shift):
     # all-negative rows: with 0 padding, 0 also becomes the row max; taken over 0-padded lanes
     # and nothing else, that max is harmless near 0, but far below it every exp() underflows
-    case = make_case(impl, *shape, seed=2, shift=shift, hints=PAD_HINTS)
+    case = make_case(impl, *sides(shape, seed=2), seed=2, shift=shift, hints=PAD_HINTS)
     if shift < -100:
         case.tol = NEAR_1000  # as in the max check
     run_case(case)
@@ -297,11 +307,19 @@ NEAR_1000 = Tolerance(1e-8, 5e-4)
         pytest.param((6, 200), torch.float16, 8.0, 100.0, 0.0, id="fp16-shift+100"),
         # rows that share a program: each needs its own max
         pytest.param((12, 300), torch.float32, 1.0, 0.0, 200.0, id="fp32-rows-apart-by-200"),
+        pytest.param(Drawn(((6, 40), COLS)), torch.float32, 1.0, 0.0, 200.0, id="drawn-rows-apart"),
     ],
 )
 def test_subtracts_row_max(impl, shape, dtype, scale, shift, row_shift):
     case = make_case(
-        impl, *shape, dtype, seed=3, scale=scale, shift=shift, row_shift=row_shift, hints=MAX_HINTS
+        impl,
+        *sides(shape, seed=3),
+        dtype,
+        seed=3,
+        scale=scale,
+        shift=shift,
+        row_shift=row_shift,
+        hints=MAX_HINTS,
     )
     if dtype == torch.float32:
         case.tol = NEAR_1000
@@ -315,17 +333,20 @@ def test_subtracts_row_max(impl, shape, dtype, scale, shift, row_shift):
         pytest.param((9, 781), (243, 67), id="9x781-strides-1024/848"),
         pytest.param((5, 64), (64, 0), id="5x64-strides-128/64"),
         pytest.param((7, 100), (0, 28), id="7x100-strides-100/128"),
+        pytest.param(Drawn((ROWS, COLS)), (37, 11), id="drawn-gaps-37/11"),
     ],
 )
 def test_row_strides(impl, shape, gap):
-    case = make_case(impl, *shape, seed=4, gap=gap, hints=STRIDE_HINTS)
+    case = make_case(impl, *sides(shape, seed=4), seed=4, gap=gap, hints=STRIDE_HINTS)
     run_case(dataclasses.replace(case, through_strides=True))
 
 
 @check("writes every row (row counts that do not divide evenly)", points=10)
-@pytest.mark.parametrize("shape", shapes((37, 64), (63, 100), (1, 300), (2, 256)))
+@pytest.mark.parametrize(
+    "shape", [*shapes((37, 64), (63, 100), (1, 300), (2, 256)), drawn((1, 70), (16, 300))]
+)
 def test_every_row(impl, shape):
-    run_case(make_case(impl, *shape, seed=5))
+    run_case(make_case(impl, *sides(shape, seed=5), seed=5))
 
 
 @check("handles rows of 1 and 2 columns", points=5)
@@ -354,17 +375,22 @@ def test_dtypes(impl, dtype):
         pytest.param((3, 4097), False, id="3x4097"),
         # a kernel that walks the row in blocks meets a larger max in every block
         pytest.param((2, 9000), True, id="2x9000-max-late"),
+        pytest.param(
+            Drawn(((2, 2), (4097, 9000)), near=(1024, 2048, 4096), offsets=(-1, 1, 5)),
+            True,
+            id="drawn-max-late",
+        ),
         pytest.param((64, 65536), False, id="64x65536", marks=needs_gpu("too large")),
     ],
 )
 def test_long_rows(impl, shape, late_max):
-    run_case(make_case(impl, *shape, seed=8, late_max=late_max))
+    run_case(make_case(impl, *sides(shape, seed=8), seed=8, late_max=late_max))
 
 
 @check("stays inside its tensors (no stray loads or stores)", points=5)
-@pytest.mark.parametrize("shape", shapes((4, 100), (2, 33)))
+@pytest.mark.parametrize("shape", [*shapes((4, 100), (2, 33)), drawn(ROWS, COLS)])
 def test_stays_inside(impl, shape):
-    run_case(make_case(impl, *shape, seed=9, gap=(31, 17)))
+    run_case(make_case(impl, *sides(shape, seed=9), seed=9, gap=(31, 17)))
 
 
 @check("launches its Triton kernel (no torch softmax) and allocates its result", points=5)

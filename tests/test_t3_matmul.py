@@ -22,11 +22,13 @@ from drills.judge.testing import (
     check_allocates,
     device,
     dot_product_tolerance,
+    drawn,
     generator,
     k_loop_mistake,
     matmul_tile,
     needs_gpu,
     run_case,
+    sides,
     small_integers,
 )
 
@@ -127,31 +129,46 @@ def mnk(*triples: tuple[int, int, int], gpu: tuple = ()) -> list:
     return cpu_cases + gpu_cases
 
 
+# drawn sides: a few tiles of the interpreter's 32 x 32 (or the learner's own) blocks
+SIDE, LONG_K = (16, 160), (16, 256)
+
+
 @check("multiplies matrices whose sides are multiples of the blocks", points=10)
 @pytest.mark.parametrize(
     "shape",
     [
         *mnk((256, 128, 32), (128, 128, 64), gpu=[(2048,) * 3]),
+        drawn(SIDE, SIDE, SIDE, near=(32, 64), offsets=(0,)),
         pytest.param((64, 64, 64, "integers"), id="64x64x64-integers-exact"),
     ],
 )
 def test_multiplies(impl, shape):
-    M, N, K, *integers = shape
+    M, N, K, *integers = sides(shape, seed=1)
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
 @check("masks the K tail (K not a multiple of BLOCK_K)", points=15)
-@pytest.mark.parametrize("shape", mnk((64, 64, 129), (64, 64, 45), (128, 32, 100)))
+@pytest.mark.parametrize(
+    "shape",
+    [
+        *mnk((64, 64, 129), (64, 64, 45), (128, 32, 100)),
+        drawn(SIDE, SIDE, LONG_K, offsets=(-3, 1, 5)),
+    ],
+)
 def test_k_tail(impl, shape):
-    run_case(make_case(impl, *shape, seed=2, hints=K_MASK_HINTS))
+    run_case(make_case(impl, *sides(shape, seed=2), seed=2, hints=K_MASK_HINTS))
 
 
 @check("masks the M and N edges (sides not multiples of the tile)", points=15)
 @pytest.mark.parametrize(
-    "shape", mnk((200, 150, 32), (70, 50, 64), (129, 257, 16), gpu=[(1000, 3000, 2000)])
+    "shape",
+    [
+        *mnk((200, 150, 32), (70, 50, 64), (129, 257, 16), gpu=[(1000, 3000, 2000)]),
+        drawn(SIDE, SIDE, SIDE, offsets=(-1, 1, 3)),
+    ],
 )
 def test_mn_edges(impl, shape):
-    run_case(make_case(impl, *shape, seed=3))
+    run_case(make_case(impl, *sides(shape, seed=3), seed=3))
 
 
 @check("accumulates in fp32 (long K)", points=15)
@@ -163,15 +180,20 @@ def test_fp32_accumulator(impl, shape):
 
 
 @check("uses each matrix's own row length (non-square shapes)", points=10)
-@pytest.mark.parametrize("shape", mnk((100, 200, 32), (200, 100, 32), (64, 32, 128)))
+@pytest.mark.parametrize(
+    "shape", [*mnk((100, 200, 32), (200, 100, 32), (64, 32, 128)), drawn(SIDE, SIDE, SIDE)]
+)
 def test_row_strides(impl, shape):
-    run_case(make_case(impl, *shape, seed=5, hints=STRIDE_HINTS))
+    run_case(make_case(impl, *sides(shape, seed=5), seed=5, hints=STRIDE_HINTS))
 
 
 @check("launches a grid that covers c (rounds up)", points=10)
-@pytest.mark.parametrize("shape", mnk((129, 129, 16), (257, 65, 16), (1, 1, 16)))
+@pytest.mark.parametrize(
+    "shape",
+    [*mnk((129, 129, 16), (257, 65, 16), (1, 1, 16)), drawn(SIDE, SIDE, (16, 16), offsets=(1,))],
+)
 def test_grid_covers_c(impl, shape):
-    run_case(make_case(impl, *shape, seed=6))
+    run_case(make_case(impl, *sides(shape, seed=6), seed=6))
 
 
 @check("starts the accumulator once per tile, not once per K step", points=10)
@@ -181,9 +203,12 @@ def test_accumulator_reset(impl, shape):
 
 
 @check("runs the K loop over the last, partial block", points=5)
-@pytest.mark.parametrize("shape", mnk((64, 64, 80), (128, 64, 16), (32, 32, 200)))
+@pytest.mark.parametrize(
+    "shape",
+    [*mnk((64, 64, 80), (128, 64, 16), (32, 32, 200)), drawn(SIDE, SIDE, LONG_K, offsets=(-1, 7))],
+)
 def test_k_loop_rounds_up(impl, shape):
-    run_case(make_case(impl, *shape, seed=8, hints=K_LOOP_HINTS))
+    run_case(make_case(impl, *sides(shape, seed=8), seed=8, hints=K_LOOP_HINTS))
 
 
 @check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)

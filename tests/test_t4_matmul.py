@@ -25,12 +25,14 @@ from drills.judge.testing import (
     check_allocates,
     device,
     dot_product_tolerance,
+    drawn,
     generator,
     k_loop_mistake,
     matmul_tile,
     needs_gpu,
     note,
     run_case,
+    sides,
     small_integers,
 )
 
@@ -143,6 +145,10 @@ def mnk(*triples, gpu=()) -> list:
     ]
 
 
+# drawn sides: a few tiles of the interpreter's config, next to tile, group and alignment sizes
+SIDE = (16, 160)
+
+
 def autotune_configs(impl) -> list[tuple[str, dict]]:
     """matmul_kernel's autotune configs, each with the values its launch must use. Whether it
     is autotuned, and with which configs, is read from the source; where the list cannot be
@@ -184,11 +190,12 @@ def autotune_configs(impl) -> list[tuple[str, dict]]:
     "shape",
     [
         *mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3]),
+        drawn(SIDE, SIDE, SIDE, near=(32, 64), offsets=(0,)),
         pytest.param((64, 48, 64, "integers"), id="64x48x64-integers-exact"),
     ],
 )
 def test_multiplies(impl, shape):
-    M, N, K, *integers = shape
+    M, N, K, *integers = sides(shape, seed=1)
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
@@ -337,13 +344,20 @@ def last_group_mistake(tiles, grid) -> str:
     )
 
 
+GROUPED = [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)]
+LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
+
+
 @check("visits every tile once, in grouped order", points=10)
 @pytest.mark.parametrize(
     "grid",
-    [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)],
-    ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}",
+    [
+        *(pytest.param(g, id=f"{g[0]}x{g[1]}-G{g[2]}") for g in GROUPED),
+        drawn((1, 40), (1, 40), (1, 16), near=(2, 4, 8, 16)),
+    ],
 )
 def test_grouped_order(impl, grid):
+    grid = sides(grid, seed=0)
     tiles = impl.probe_grouped_tile(*grid)
     problem = grouping_problem(tiles, *grid)
     if problem:
@@ -354,9 +368,16 @@ def test_grouped_order(impl, grid):
 
 @check("clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)", points=10)
 @pytest.mark.parametrize(
-    "grid", [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)], ids=lambda g: f"{g[0]}x{g[1]}-G{g[2]}"
+    "grid",
+    [
+        *(pytest.param(g, id=f"{g[0]}x{g[1]}-G{g[2]}") for g in LAST_GROUPS),
+        drawn((2, 40), (1, 40), (2, 8), near=(2, 4, 8), offsets=(1,)),
+    ],
 )
 def test_last_group(impl, grid):
+    num_pid_m, num_pid_n, group = sides(grid, seed=1)
+    # a short last group is what this check is about: rows of tiles one past a multiple
+    grid = (num_pid_m + (num_pid_m % group == 0), num_pid_n, group)
     tiles = impl.probe_grouped_tile(*grid)
     problem = grouping_problem(tiles, *grid)
     if problem:
@@ -385,19 +406,25 @@ def test_strides(impl, layout):
 
 
 @check("masks the K tail", points=10)
-@pytest.mark.parametrize("shape", mnk((64, 48, 45), (96, 32, 100)))
+@pytest.mark.parametrize(
+    "shape", [*mnk((64, 48, 45), (96, 32, 100)), drawn(SIDE, SIDE, (16, 256), offsets=(-3, 1, 5))]
+)
 def test_k_tail(impl, shape):
-    run_case(make_case(impl, *shape, seed=4, hints=K_HINTS))
+    run_case(make_case(impl, *sides(shape, seed=4), seed=4, hints=K_HINTS))
 
 
 @check("masks the M and N edges", points=10)
 # 108 x 72 x 48: N, K and every row stride are multiples of 8, M is not (and 104, the multiple
 # of 8 below it, is no tile's first row)
 @pytest.mark.parametrize(
-    "shape", mnk((100, 70, 48), (33, 17, 64), (108, 72, 48), gpu=[(1000, 3000, 2000)])
+    "shape",
+    [
+        *mnk((100, 70, 48), (33, 17, 64), (108, 72, 48), gpu=[(1000, 3000, 2000)]),
+        drawn(SIDE, SIDE, SIDE, offsets=(-1, 1, 4)),
+    ],
 )
 def test_mn_edges(impl, shape):
-    run_case(make_case(impl, *shape, seed=5))
+    run_case(make_case(impl, *sides(shape, seed=5), seed=5))
 
 
 @check("accumulates in fp32 (long K)", points=10)

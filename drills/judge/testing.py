@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -60,6 +61,45 @@ RUN_SEED = int(os.environ.get("DRILLS_SEED") or int.from_bytes(os.urandom(6), "l
 def generator(seed: int) -> torch.Generator:
     """The random inputs of the case numbered `seed`, for this run."""
     return torch.Generator(device=device()).manual_seed(RUN_SEED * 1000 + seed)
+
+
+# The sizes kernels pick for blocks, tiles, groups and alignment: a drawn side lies next to a
+# multiple of one of them, where a mask, a grid or a group's clipping goes wrong.
+BOUNDARIES = (8, 16, 32, 64, 128)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A case's sides, drawn afresh in every run from RUN_SEED, so that no kernel is fitted to
+    the fixed cases alone: each side is a multiple of one of `near` moved by one of `offsets`,
+    within its (least, most). The case's name shows the sides; DRILLS_SEED repeats them."""
+
+    bounds: tuple[tuple[int, int], ...]
+    near: tuple[int, ...] = BOUNDARIES
+    offsets: tuple[int, ...] = (-1, 0, 1)
+
+    def sides(self, seed: int) -> tuple[int, ...]:
+        rng = random.Random(RUN_SEED * 1000 + seed)
+        return tuple(self.side(rng, least, most) for least, most in self.bounds)
+
+    def side(self, rng: random.Random, least: int, most: int) -> int:
+        base = rng.choice([b for b in self.near if b <= most] or [least])
+        multiple = base * rng.randint(max(1, -(-least // base)), max(1, most // base))
+        return min(max(multiple + rng.choice(self.offsets), least), most)
+
+
+def drawn(*bounds: tuple[int, int], **kwargs) -> "pytest.param":
+    """A parametrize entry whose sides are drawn for this run (see Drawn)."""
+    return pytest.param(Drawn(bounds, **kwargs), id="drawn")
+
+
+def sides(shape, seed: int):
+    """A case's sides: fixed ones as they are, drawn ones drawn for this run (one side as an
+    int, like a fixed length)."""
+    if not isinstance(shape, Drawn):
+        return shape
+    drawn_sides = shape.sides(seed)
+    return drawn_sides[0] if len(drawn_sides) == 1 else drawn_sides
 
 
 def small_integers(*size: int, generator: torch.Generator, device: str) -> torch.Tensor:
