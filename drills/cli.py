@@ -203,6 +203,12 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     title += f" · inputs from seed {os.environ['DRILLS_SEED']}"
     if confinement:
         title += f" · {confinement.summary()}"
+    if rt.is_gpu:
+        # no canary sees a read whose value a mask throws away, and a GPU may not fault on it
+        title += (
+            "\nA GPU run cannot see loads outside an input whose values the store's mask "
+            "throws away; the CPU interpreter can (TRITON_INTERPRET=1 make grade)."
+        )
     print(title, flush=True)
     workers = _drills_at_once(rt)
     slowdown = _slowdown(workers)

@@ -69,6 +69,7 @@ class CheckResult:
     case: str = ""  # the first case that failed
     skipped_cases: list[str] = field(default_factory=list)  # cases only a GPU can run
     scored: bool = True  # False for an extra check: reported, worth no points
+    tiles: dict | None = None  # the first failing case's map of the output's tiles, if drawn
 
     def __post_init__(self) -> None:
         self.message = inert(self.message)
@@ -145,8 +146,44 @@ def _valid(event) -> bool:
             and event.get("kind") in _KINDS
             and isinstance(event.get("message"), str)
             and isinstance(event.get("case"), str)
+            and ("tiles" not in event or _valid_tile_map(event["tiles"]))
         )
     return False
+
+
+def _valid_tile_map(tiles) -> bool:
+    """A failing case's map of the output's tiles (drills.judge.testing.TileMap.to_json)."""
+    if not isinstance(tiles, dict) or set(tiles) != {
+        "block",
+        "rows",
+        "columns",
+        "marks",
+        "programs",
+    }:
+        return False
+    numbers = (
+        [*tiles["block"], tiles["rows"], tiles["columns"]]
+        if isinstance(tiles["block"], list)
+        else []
+    )
+    marks, programs = tiles["marks"], tiles["programs"]
+    return (
+        len(numbers) == 4
+        and all(isinstance(n, int) and n > 0 for n in numbers)
+        and isinstance(marks, list)
+        and all(isinstance(m, str) and set(m) <= set(".x-") for m in marks)
+        and (
+            programs is None
+            or isinstance(programs, list)
+            and len(programs) == len(marks)
+            and all(
+                isinstance(row, list)
+                and len(row) == len(m)
+                and all(isinstance(t, list) and all(isinstance(p, int) for p in t) for t in row)
+                for row, m in zip(programs, marks, strict=True)
+            )
+        )
+    )
 
 
 def _read_events(stream) -> list[dict]:
@@ -429,7 +466,15 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
         first = failures[0]
         status = _CHECK_STATUS[first["kind"] or "failed"]
         return CheckResult(
-            name, status, 0.0, points, first["message"], first["case"], skipped, scored
+            name,
+            status,
+            0.0,
+            points,
+            first["message"],
+            first["case"],
+            skipped,
+            scored,
+            first.get("tiles"),
         )
     if None in results:
         status, why = (

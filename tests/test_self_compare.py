@@ -3,7 +3,7 @@ allows, and how it measures a matmul's rounding."""
 
 import torch
 
-from drills.judge.testing import Tolerance, compare, dot_product_tolerance, matches
+from drills.judge.testing import Tolerance, compare, dot_product_tolerance, matches, matches_reads
 
 MATMUL = Tolerance(1e-2, 2e-3)  # t3's and t4's
 
@@ -52,11 +52,13 @@ def test_nan_never_matches_not_even_an_expected_nan():
     assert report is not None and "2 of 3 elements" in report, report
 
 
-def test_an_output_of_only_nan_is_not_taken_for_a_mistake_that_reads_the_padding():
+def test_an_output_of_only_nan_is_not_taken_for_reads_that_reach_the_padding():
     # atomics into a NaN canary leave only NaN; a guessed mistake whose reads reach the
     # padding computes only NaN too, and that coincidence must not name the mistake
     got = torch.full((4, 3), float("nan"), dtype=torch.float16)
-    assert not matches(got, torch.full((4, 3), float("nan")), MATMUL)
+    assert not matches_reads(got, torch.full((4, 3), float("nan")), MATMUL)
+    # a mistake whose own arithmetic gives only NaN (0 / 0 in every row) is still named
+    assert matches(got, torch.full((4, 3), float("nan")), MATMUL)
     partly = torch.ones(4, 3, dtype=torch.float16)
     partly[0] = float("nan")
-    assert matches(partly, torch.where(partly.isnan(), partly, 1.0).double(), MATMUL)
+    assert matches_reads(partly, torch.where(partly.isnan(), partly, 1.0).double(), MATMUL)

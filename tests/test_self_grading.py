@@ -591,3 +591,48 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
     with_nan = rounded.clone()
     with_nan[7] = float("nan")
     assert testing._values_advice(with_nan, expected, hints) == "address advice"
+
+
+def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles():
+    """The map in the message and in the JSON: every tile of the last row and column of tiles
+    never written, every other one written, on the interpreter by one program each."""
+    path = ROOT / "tests" / "negatives" / "t3_matmul" / "grid_rounds_down.py"
+    check = "launches a grid that covers c (rounds up)"
+    result = grading.grade(catalog.find("t3"), str(path), kind(), only_checks=[check])
+    failed = next(c for c in result.checks if c.name == check)
+    M, N = (int(side) for side in failed.case.split("x")[:2])  # the first case, 129x129x16
+    tiles = failed.tiles
+    bm, bn = tiles["block"]
+    assert (tiles["rows"], tiles["columns"]) == (-(-M // bm), -(-N // bn))
+    full_rows, full_cols = M // bm, N // bn
+    for i, marks in enumerate(tiles["marks"]):
+        for j, mark in enumerate(marks):
+            assert (mark == "-") == (i >= full_rows or j >= full_cols), (i, j, tiles)
+    assert "by the program whose stores each holds" in failed.message or kind() == "gpu"
+    if kind() == "interpreter":
+        written = [p for row in tiles["programs"] for p in row if p]
+        assert all(len(p) == 1 for p in written) and len({p[0] for p in written}) == len(written)
+        assert len(written) == full_rows * full_cols
+    for line in failed.message.splitlines():
+        assert len(line) <= 80 or "row" not in line, line
+
+
+def test_a_map_of_many_tiles_and_programs_stays_within_80_columns():
+    rows, cols = 40, 50
+    unwritten = torch.zeros(rows * 16, cols * 16, dtype=torch.bool)
+    unwritten[-16:, :] = True
+    wrong = torch.zeros_like(unwritten)
+    wrong[:16, -16:] = True
+    writers = torch.arange(rows * cols, dtype=torch.int32).reshape(rows, cols)
+    writers = writers.repeat_interleave(16, 0).repeat_interleave(16, 1).contiguous()
+    writers[:16, :16] = 7  # one tile holds the stores of two programs
+    writers[0, 0] = 9
+    drawn = testing.tile_map(unwritten, wrong, (16, 16), writers)
+    text = drawn.text()
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert f"... {cols} in all" in text and f"... {rows} rows of tiles in all" in text
+    assert drawn.programs[0][0] == [7, 9] and text.splitlines()[1].split()[2] == "*."
+    assert drawn.programs[1][2] == [cols + 2] and drawn.marks[0][-1] == "."
+    gpu = testing.tile_map(unwritten, wrong, (16, 16))
+    assert gpu.programs is None and "CPU interpreter only" in gpu.text()
+    assert max(len(line) for line in gpu.text().splitlines()) <= 80

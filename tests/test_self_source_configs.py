@@ -7,6 +7,7 @@ import ast
 import pytest
 
 from drills import catalog
+from drills.judge.source import LearnerSource
 from drills.judge.source_configs import autotune_configs
 
 ROOT = catalog.ROOT
@@ -85,3 +86,15 @@ def test_the_environment_read_is_the_judges(monkeypatch):
     assert configs_of(body)[0].kwargs == {"B": 64}
     monkeypatch.delenv("DRILLS_TEST_BLOCK")
     assert configs_of(body)[0].kwargs == {"B": 16}
+
+
+def test_the_list_a_gpu_machine_makes_is_read_on_the_interpreter(monkeypatch):
+    # the judge on the CPU runs and compiles the GPU list too: read as without TRITON_INTERPRET
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    path = ROOT / "solutions" / "t4_matmul.py"
+    source = LearnerSource(path.name, path.read_text(), ast.parse(path.read_text()))
+    here, on_a_gpu = (source.autotune_configs("matmul_kernel", gpu) for gpu in (False, True))
+    monkeypatch.delenv("TRITON_INTERPRET")
+    gpu_list = autotune_configs(ast.parse(path.read_text()), "matmul_kernel")
+    assert len(here) == 1 and len(on_a_gpu) > 1
+    assert [str(c) for c in on_a_gpu] == [str(c) for c in gpu_list]

@@ -199,16 +199,22 @@ def test_multiplies(impl, shape):
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
-@check("computes its grid from the config autotune chose (every config)", points=15)
 # Two shapes that triton compiles alike (K and a's row stride are multiples of 16; M, N and
 # the row strides of b and c are not), so that each config is compiled once, not twice:
 # compiling is most of the time a GPU spends grading this drill.
-@pytest.mark.parametrize("shape", mnk((100, 70, 48), (250, 260, 64)))
+GRID_SHAPES = [(100, 70, 48), (250, 260, 64)]
+
+
+@check("computes its grid from the config autotune chose (every config)", points=15)
+@pytest.mark.parametrize("shape", mnk(*GRID_SHAPES))
 def test_grid_follows_config(impl, shape):
     configs = autotune_configs(impl)
     if not runtime.current().is_gpu:
         # the interpreter has nothing to time: the first config is the one that runs
         run_case(dataclasses.replace(make_case(impl, *shape, seed=2), launched_with=configs[0][1]))
+        for case in gpu_config_cases(impl, shape, 2, [values for _, values in configs]):
+            # a GPU compiles each config it runs: the two shapes compile alike, so once
+            (check_compiles if shape == GRID_SHAPES[0] else run_case)(case)
         run_first_call(impl, shape)
         return
     too_big = []
@@ -217,7 +223,7 @@ def test_grid_follows_config(impl, shape):
             run_case(
                 dataclasses.replace(
                     make_case(impl, *shape, seed=2),
-                    name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {config}",
+                    name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {case_text(config)}",
                     config=index,
                     launched_with=values,
                 )
@@ -234,6 +240,45 @@ def test_grid_follows_config(impl, shape):
             f"{len(too_big)} of your {len(configs)} configs cannot load on this GPU: this check "
             f"skips them, as the autotuner does. First: {too_big[0]}"
         )
+
+
+def case_text(config: str) -> str:
+    """A config as a case names it: "BLOCK_SIZE_M=64, ...", without the colons that end a
+    case's name in its message."""
+    return config.replace(": ", "=")
+
+
+def gpu_config_cases(impl, shape, seed: int, ran: list[dict]) -> list[Case]:
+    """On the CPU, a case for each config of the list the file makes on a GPU machine (its
+    source read as there, without TRITON_INTERPRET) and not in `ran`, run with the module's list
+    reading as there too: what only a GPU config breaks (a grid, a mask, a compile) shows here
+    as well."""
+    listed = impl.source_configs("matmul_kernel", on_a_gpu=True)
+    if listed is None:
+        note(
+            "the list of configs your file makes on a GPU could not be read from its source: "
+            "only a GPU runs those configs."
+        )
+        return []
+    given = [
+        {"kwargs": c.kwargs, "num_warps": c.num_warps, "num_stages": c.num_stages} for c in listed
+    ]
+    cases = []
+    for index, config in enumerate(listed):
+        values = config.kwargs | {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        if values in ran:
+            continue
+        ran.append(values)
+        case = make_case(impl, *shape, seed=seed)
+        cases.append(
+            dataclasses.replace(
+                case,
+                name=f"{case.name}, a GPU config {case_text(str(config))}",
+                config={"configs": given, "index": index},
+                launched_with=values,
+            )
+        )
+    return cases
 
 
 def run_first_call(impl, shape) -> None:
@@ -443,6 +488,14 @@ def test_launches_kernel(impl):
 @check("compiles for a GPU (sm_90)", points=5)
 def test_compiles_for_gpu(impl):
     check_compiles(make_case(impl, 100, 70, 48, seed=8))
+    if not runtime.current().is_gpu and impl.autotuned("matmul_kernel"):
+        # each config a GPU would run, as it would launch it
+        ran = [
+            c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages}
+            for c in impl.source_configs("matmul_kernel") or []
+        ]
+        for case in gpu_config_cases(impl, (100, 70, 48), 8, ran):
+            check_compiles(case)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ SOCK_SEQPACKET message, with the file descriptors of CPU buffers attached, one J
 
 On the interpreter it also watches every masked load, and reports those that read the padding
 of a guarded tensor: a load past the end of an input whose lanes are never stored leaves the
-result right, so no canary sees it.
+result right, so no canary sees it. And it notes which program stored into each element of the
+output's buffer, for the judge's map of the output's tiles.
 """
 
 import base64
@@ -123,6 +124,44 @@ def reads_outside(regions: list, found: dict):
         yield
     finally:
         InterpreterBuilder.create_masked_load = original
+
+
+@contextlib.contextmanager
+def stores_by_program(regions: list):
+    """On the interpreter, note in each region's `writers` (one int32 per element of its
+    buffer, -1 until stored into) the linear id of the program whose store it holds, pid_0 +
+    pid_1 * grid_0 + pid_2 * grid_0 * grid_1."""
+    if not INTERPRETING or not regions:
+        yield
+        return
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    def note(builder, ptrs, mask) -> None:
+        x, y, z = builder.grid_idx
+        pid = x + y * builder.grid_dim[0] + z * builder.grid_dim[0] * builder.grid_dim[1]
+        addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
+        for start, size, writers in regions:
+            element = (addresses[addresses >= start] - start) // size
+            writers[element[element < writers.size]] = pid
+
+    store, atomic = InterpreterBuilder.create_masked_store, InterpreterBuilder.create_atomic_rmw
+
+    def noted_store(self, ptrs, value, mask, *rest):
+        note(self, ptrs, mask)
+        return store(self, ptrs, value, mask, *rest)
+
+    def noted_atomic(self, op, ptrs, value, mask, *rest):
+        note(self, ptrs, mask)
+        return atomic(self, op, ptrs, value, mask, *rest)
+
+    InterpreterBuilder.create_masked_store = noted_store
+    InterpreterBuilder.create_atomic_rmw = noted_atomic
+    try:
+        yield
+    finally:
+        InterpreterBuilder.create_masked_store = store
+        InterpreterBuilder.create_atomic_rmw = atomic
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,7 +296,8 @@ class Executor:
         regions, found = self.guarded_regions(message["guarded"], storages), {}
         for region in regions:
             found[region[0]] = set()
-        with reads_outside(regions, found):
+        stored = self.writer_regions(message.get("writers") or {}, message["guarded"], storages)
+        with reads_outside(regions, found), stores_by_program(stored):
             for step in message["steps"]:
                 self.run_step(step, storages)
             fetch = message.get("fetch")
@@ -286,6 +326,26 @@ class Executor:
         else:
             raise Refused(f"a step the judge does not know: {kind!r}")
 
+    def writer_regions(self, writers: dict, guarded: dict, storages: Storages) -> list:
+        """(first address, element size, writers as numpy) for each guarded tensor whose
+        writers the judge asked for: one int32 of its own per element of that buffer."""
+        if not INTERPRETING:
+            return []
+        regions = []
+        for name, spec in writers.items():
+            if name not in guarded:
+                continue
+            base = self.whole_buffer(guarded[name], storages)
+            table = storages.view(spec)
+            if table.dtype == torch.int32 and table.numel() == base.numel():
+                regions.append((base.data_ptr(), base.element_size(), table.numpy()))
+        return regions
+
+    def whole_buffer(self, spec: dict, storages: Storages) -> torch.Tensor:
+        """The whole buffer a guarded tensor lies in, as one flat tensor of its dtype."""
+        size = storages.storages[spec["ref"]].nbytes() // dtype_of(spec["dtype"]).itemsize
+        return storages.view(spec | {"shape": [size], "stride": [1], "offset": 0})
+
     def guarded_regions(self, guarded: dict, storages: Storages) -> list:
         """(name, first address, element size, which elements are inside, offset of the
         first) for each guarded tensor, to tell its padding from its elements."""
@@ -293,16 +353,7 @@ class Executor:
             return []
         regions = []
         for name, spec in guarded.items():
-            tensor = storages.view(spec)
-            base = storages.view(
-                {
-                    "ref": spec["ref"],
-                    "dtype": spec["dtype"],
-                    "shape": [storages.storages[spec["ref"]].nbytes() // tensor.element_size()],
-                    "stride": [1],
-                    "offset": 0,
-                }
-            )
+            base = self.whole_buffer(spec, storages)
             inside = torch.zeros(base.numel(), dtype=torch.bool)
             inside.as_strided(spec["shape"], spec["stride"], spec["offset"]).fill_(True)
             regions.append(

@@ -176,7 +176,8 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if call.when == "setup":
         item._drills = {"outcome": "passed", "kind": "", "message": ""}
-        testing.take_notes()  # a case's notes are its own
+        testing.take_notes()  # a case's notes and tile map are its own
+        testing.take_tile_map()
     state = item._drills
     if report.skipped and call.when in ("setup", "call"):
         # setup: a GPU-only case, or a check that already failed; call: the test chose not to
@@ -190,9 +191,11 @@ def pytest_runtest_makereport(item, call):
         if _check_of(item)[0] is not None:
             item.config._drills_failed_checks.add(_check_of(item)[0])
     if call.when == "teardown":
-        notes = testing.take_notes()
+        notes, tiles = testing.take_notes(), testing.take_tile_map()
         if state["outcome"] == "passed":
             state["message"] = "\n".join(notes)
+        if state["outcome"] == "failed" and tiles:
+            state["tiles"] = tiles
         name, points = _check_of(item)
         case = item.callspec.id if hasattr(item, "callspec") else ""
         _emit(

@@ -609,9 +609,10 @@ class LearnerCode:
         """Whether the file decorates `kernel` with @triton.autotune, as the judge reads it."""
         return self.source is not None and self.source.autotuned(kernel)
 
-    def source_configs(self, kernel: str) -> list | None:
-        """`kernel`'s autotune configs as the judge reads them in the source, or None."""
-        return self.source.autotune_configs(kernel) if self.source is not None else None
+    def source_configs(self, kernel: str, on_a_gpu: bool = False) -> list | None:
+        """`kernel`'s autotune configs as the judge reads them in the source (with on_a_gpu,
+        as a GPU machine would have them), or None."""
+        return self.source.autotune_configs(kernel, on_a_gpu) if self.source is not None else None
 
     def check_readable(self, entry: str) -> None:
         """What the judge can tell from the source alone, before anything runs."""
@@ -636,10 +637,14 @@ class LearnerCode:
         self.check_readable(entry)
         return self.runner.request(op, self.case_limit, **fields)
 
-    def replay(self, steps: list, guarded: dict, fetch: dict | None = None) -> dict:
-        """Run a runner's record on the judge's buffers: the executor's reply."""
+    def replay(
+        self, steps: list, guarded: dict, fetch: dict | None = None, writers: dict | None = None
+    ) -> dict:
+        """Run a runner's record on the judge's buffers: the executor's reply. On the
+        interpreter, `writers` (int32 tensors, each as large as a guarded tensor's buffer) get
+        the program that stored into each element."""
         return self.executor.request(
-            "replay", self.case_limit, steps=steps, guarded=guarded, fetch=fetch
+            "replay", self.case_limit, steps=steps, guarded=guarded, fetch=fetch, writers=writers
         )
 
     def configs(self) -> list[str]:
@@ -679,7 +684,7 @@ class RemoteFunction:
         self.code, self.__name__ = code, name
 
     def call(
-        self, args: list, kwargs: dict, config: int | None = None, benchmark: bool = False
+        self, args: list, kwargs: dict, config: int | dict | None = None, benchmark: bool = False
     ) -> dict:
         """Call the function in the runner, on stand-ins of the judge's tensors: its record.
         With benchmark, autotune's timing runs of each config are in the record too."""

@@ -11,6 +11,7 @@ from the text alone:
 """
 
 import ast
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -89,12 +90,17 @@ class LearnerSource:
             for path in self.resolve(d.func if isinstance(d, ast.Call) else d)
         )
 
-    def autotune_configs(self, name: str) -> list | None:
+    def autotune_configs(self, name: str, on_a_gpu: bool = False) -> list | None:
         """The triton.Config list of `name`'s @triton.autotune, as the judge reads it from the
-        source (drills.judge.source_configs); None when it cannot be read without running code."""
+        source (drills.judge.source_configs), here or, with on_a_gpu, as a GPU machine's
+        environment (no TRITON_INTERPRET) makes it; None when it cannot be read without
+        running code."""
         from drills.judge.source_configs import autotune_configs
 
-        return autotune_configs(self.tree, name) if self.autotuned(name) else None
+        if not self.autotuned(name):
+            return None
+        environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
+        return autotune_configs(self.tree, name, environ)
 
     def jit_decorator(self, decorator: ast.expr) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator

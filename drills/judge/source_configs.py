@@ -5,7 +5,8 @@ from `os.environ` (one small config on the interpreter), from a module-level `if
 function like tutorial 03's `get_autotune_config()`. The judge evaluates that expression with
 a small interpreter of its own, over the module's top-level statements up to the kernel's
 definition: literals, names, comprehensions, conditions, arithmetic, `triton.Config(...)`,
-`os.environ.get` / `os.getenv` (the judge's environment, which the runner shares), a few
+`os.environ.get` / `os.getenv` (the judge's environment, which the runner shares, or that
+environment as a GPU machine has it: without TRITON_INTERPRET), a few
 builtins, `itertools.product`, and calls of the file's own functions whose bodies are made of
 assignments, `if` and `return`. Nothing of the learner's runs. Anything else makes the list
 unreadable (None): the judge then takes the runner's word for it.
@@ -15,6 +16,7 @@ import ast
 import builtins
 import itertools
 import os
+from collections.abc import Mapping
 
 import triton
 
@@ -62,9 +64,8 @@ def product(*iterables):
 CALLS = {
     "triton.Config": triton.Config,
     "itertools.product": product,
-    "os.getenv": os.getenv,
-    "os.environ.get": os.environ.get,
 }
+ENVIRONMENT_CALLS = ("os.getenv", "os.environ.get")
 STR_METHODS = {"lower", "upper", "strip", "startswith", "endswith", "split"}
 DICT_METHODS = {"get", "items", "keys", "values"}
 BINARY = {
@@ -95,9 +96,11 @@ def _refuse(what: str):
     raise Unreadable(what)
 
 
-def autotune_configs(tree: ast.Module, kernel: str) -> list[triton.Config] | None:
-    """The configs of the last top-level `kernel` under @triton.autotune, or None when they
-    cannot be read."""
+def autotune_configs(
+    tree: ast.Module, kernel: str, environ: Mapping[str, str] = os.environ
+) -> list[triton.Config] | None:
+    """The configs of the last top-level `kernel` under @triton.autotune, as the module
+    computes them in `environ`, or None when they cannot be read."""
     defs = [
         (i, s)
         for i, s in enumerate(tree.body)
@@ -106,7 +109,7 @@ def autotune_configs(tree: ast.Module, kernel: str) -> list[triton.Config] | Non
     if not defs:
         return None
     index, fn = defs[-1]
-    reader = Reader()
+    reader = Reader(environ)
     try:
         for stmt in tree.body[:index]:
             reader.statement(stmt, reader.globals)
@@ -129,7 +132,8 @@ class Return(Exception):
 
 
 class Reader:
-    def __init__(self):
+    def __init__(self, environ: Mapping[str, str]):
+        self.environ = environ
         self.globals: dict = {}
         self.work = 0
         self.depth = 0
@@ -153,7 +157,7 @@ class Reader:
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 dotted = f"{stmt.module}.{alias.name}"
-                known = dotted in CALLS or dotted in IMPORTABLE
+                known = dotted in CALLS or dotted in ENVIRONMENT_CALLS or dotted in IMPORTABLE
                 scope[alias.asname or alias.name] = Module(dotted) if known else UNKNOWN
         elif isinstance(stmt, ast.Assign) and all(self.simple(t) for t in stmt.targets):
             try:
@@ -318,7 +322,7 @@ class Reader:
         if isinstance(node, ast.Subscript):
             base = self.expression(node.value, scope)
             if isinstance(base, Module) and base.name == "os.environ":
-                return os.environ[self.expression(node.slice, scope)]
+                return self.environ[self.expression(node.slice, scope)]
             if not isinstance(base, (list, tuple, dict, str)):
                 raise Unreadable("a subscript of something else")
             if isinstance(node.slice, ast.Slice):
@@ -367,6 +371,8 @@ class Reader:
         args = [self.expression(a, scope) for a in node.args]
         kwargs = {k.arg: self.expression(k.value, scope) for k in node.keywords}
         dotted = self.dotted(node.func, scope)
+        if dotted in ENVIRONMENT_CALLS:
+            return self.plain(self.environ.get(*args, **kwargs))
         if dotted in CALLS:
             if dotted == "triton.Config" and kwargs.get("pre_hook") is not None:
                 raise Unreadable("a config with a pre_hook")

@@ -276,6 +276,10 @@ class Guarded:
         """Boolean mask, shaped like the tensor, of elements that still hold the canary."""
         return _bits(self.tensor) == self.canary
 
+    def like_tensor(self, per_element: torch.Tensor) -> torch.Tensor:
+        """A table of one entry per buffer element, seen as the tensor is seen in the buffer."""
+        return per_element.as_strided(self.tensor.shape, self.tensor.stride(), GUARD)
+
     def reset(self) -> None:
         """Every element the canary again, as before a call."""
         _bits(self.buffer).fill_(self.canary)
@@ -398,25 +402,87 @@ def wrong_elements(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) ->
     return _outside((g - e).abs().nan_to_num(nan=math.inf), g, e, size, tol)
 
 
-TILE_MAP_ROWS, TILE_MAP_COLUMNS = 20, 30  # within 80 columns
+TILE_MAP_ROWS, TILE_MAP_WIDTH = 20, 80  # rows of tiles shown, and the terminal's columns
 
 
-def tile_map(unwritten: torch.Tensor, wrong: torch.Tensor, block: tuple[int, int]) -> str:
-    """The output's tiles of block[0] x block[1] elements, one character each, row by row of
-    tiles: what a learner otherwise draws by hand to see which programs went wrong."""
+@dataclass
+class TileMap:
+    """The output's tiles, as the judge saw them: each tile's mark ('.' right, 'x' wrong, '-'
+    never written) and, where the interpreter noted them, the programs whose stores it holds
+    (linear ids: pid_0 + pid_1 * grid_0 + pid_2 * grid_0 * grid_1)."""
+
+    block: tuple[int, int]
+    rows: int  # rows and columns of tiles in all; marks and programs hold the first ones
+    columns: int
+    marks: list[str]
+    programs: list[list[list[int]]] | None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def text(self) -> str:
+        bm, bn = self.block
+        if self.programs is None:
+            head = f"the output in tiles of {bm} x {bn} ('.' right, 'x' wrong, '-' never written):"
+        else:
+            head = f"the output in tiles of {bm} x {bn}, by the program whose stores each holds:"
+        lines = [
+            f"  row {i:>3}   {' '.join(self.cell(i, j) for j in range(len(marks)))}"
+            for i, marks in enumerate(self.marks)
+        ]
+        if lines and len(self.marks[0]) < self.columns:
+            lines[0] += f" ... {self.columns} in all"
+        if len(self.marks) < self.rows:
+            lines.append(f"  ... {self.rows} rows of tiles in all")
+        if self.programs is None:
+            lines.append("  (which program stored each tile is seen on the CPU interpreter only)")
+        else:
+            lines.append("  ('.' right, 'x' wrong, '-' never written; '*' several programs)")
+        return "\n".join([head, *lines])
+
+    def cell(self, i: int, j: int) -> str:
+        if self.programs is None:
+            return self.marks[i][j]
+        programs = self.programs[i][j]
+        who = "" if not programs else "*" if len(programs) > 1 else str(programs[0])
+        return f"{who}{self.marks[i][j]}".rjust(self.cell_width())
+
+    def cell_width(self) -> int:
+        ids = [p for row in self.programs or [] for tile in row for p in tile]
+        return len(str(max(ids, default=0))) + 1
+
+
+def tile_map(
+    unwritten: torch.Tensor,
+    wrong: torch.Tensor,
+    block: tuple[int, int],
+    writers: torch.Tensor | None = None,
+) -> TileMap:
+    """The output's tiles of block[0] x block[1] elements, as many as fit 80 columns: what a
+    learner otherwise draws by hand to see which programs went wrong. `writers`, shaped like
+    the output, holds the program whose store each element holds (-1 where none)."""
     bm, bn = block
     rows, cols = -(-unwritten.shape[0] // bm), -(-unwritten.shape[1] // bn)
-    lines = [f"the output in tiles of {bm} x {bn} ('.' right, 'x' wrong, '-' never written):"]
+    widest = len(str(max(int(writers.max()), 0))) + 2 if writers is not None else 2
+    shown_cols = min(
+        cols, (TILE_MAP_WIDTH - len("  row 123   ") - len(" ... 999 in all")) // widest
+    )
+    marks, programs = [], []
     for i in range(min(rows, TILE_MAP_ROWS)):
-        cells = []
-        for j in range(min(cols, TILE_MAP_COLUMNS)):
-            tile = (slice(i * bm, (i + 1) * bm), slice(j * bn, (j + 1) * bn))
-            cells.append("-" if unwritten[tile].any() else "x" if wrong[tile].any() else ".")
-        more = f" ... {cols} in all" if cols > TILE_MAP_COLUMNS else ""
-        lines.append(f"  pid_m {i:>3}   {' '.join(cells)}{more}")
-    if rows > TILE_MAP_ROWS:
-        lines.append(f"  ... {rows} rows of tiles in all")
-    return "\n".join(lines)
+        tiles = [
+            (slice(i * bm, (i + 1) * bm), slice(j * bn, (j + 1) * bn)) for j in range(shown_cols)
+        ]
+        marks.append(
+            "".join("-" if unwritten[t].any() else "x" if wrong[t].any() else "." for t in tiles)
+        )
+        if writers is not None:
+            programs.append([stored_by(writers[t]) for t in tiles])
+    return TileMap(block, rows, cols, marks, programs if writers is not None else None)
+
+
+def stored_by(writers: torch.Tensor) -> list[int]:
+    """The programs whose stores these elements hold (at most 8 of them)."""
+    return writers[writers >= 0].unique().tolist()[:8]
 
 
 def matmul_tile(launch: "Launch | None") -> tuple[int, int] | None:
@@ -578,6 +644,16 @@ def take_notes() -> list[str]:
     return taken
 
 
+_tile_maps: list[TileMap] = []
+
+
+def take_tile_map() -> dict | None:
+    """The map of the output's tiles a failing case's message drew, as JSON, or None."""
+    taken = _tile_maps[-1].to_json() if _tile_maps else None
+    _tile_maps.clear()
+    return taken
+
+
 @dataclass
 class Case:
     """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
@@ -591,7 +667,10 @@ class Case:
     hints: Hints
     owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
     kwargs: dict = field(default_factory=dict)
-    config: int | None = None  # on a GPU, the index of the only autotune config to try
+    # the only autotune config to try: on a GPU its index in the learner's list; on the CPU, one
+    # of the list a GPU machine makes, {"configs": [{"kwargs", "num_warps", "num_stages"}, ...],
+    # "index": i}
+    config: int | dict | None = None
     # the constexprs and options that config sets, when the judge read them in the source: the
     # record's launch must use them
     launched_with: dict = field(default_factory=dict)
@@ -612,14 +691,18 @@ class Case:
     why_outside: Callable[[Launch | None, str, list[int]], str] = lambda launch, name, offs: ""
 
 
-def map_of_tiles(case: "Case", launch: "Launch | None", unwritten: torch.Tensor) -> str:
+def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
     """A new line and the map of the output's tiles, where the case knows the launch's tile
-    and the output is 2-D with more than one tile; else ""."""
-    block = case.tile(launch)
+    and the output is 2-D with more than one tile; else "". The plugin reports the same map
+    with the case's result (take_tile_map)."""
+    block = case.tile(watched.launches[-1] if watched.launches else None)
     out = case.out.tensor
     if block is None or out.dim() != 2 or (out.shape[0] <= block[0] and out.shape[1] <= block[1]):
         return ""
-    return "\n" + tile_map(unwritten, wrong_elements(out, case.expected, case.tol), block)
+    wrong = wrong_elements(out, case.expected, case.tol)
+    drawn_map = tile_map(unwritten, wrong, block, watched.writers)
+    _tile_maps.append(drawn_map)
+    return "\n" + drawn_map.text()
 
 
 def misplaced_stores(out: Guarded, name: str = "out") -> str:
@@ -712,6 +795,7 @@ class Watched:
     computed: list[str]  # torch operations the host code computed with
     reads_outside: dict[str, list[int]]  # the lowest offsets, at most 1000 of each tensor's
     reads_counted: dict[str, int]  # how many there were in all
+    writers: torch.Tensor | None  # on the interpreter: which program's store each out element holds
 
 
 def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
@@ -749,6 +833,9 @@ def watch(
         guarded["out"] = case.out.tensor
     args = [g.tensor for g in case.inputs.values()]
     config = case.config
+    writers = None
+    if with_out and not runtime.current().is_gpu:
+        writers = shared_empty(case.out.buffer.numel(), torch.int32, device())
     while True:
         reply = case.fn.call(args, kwargs, config=config, benchmark=case.benchmarked)
         steps, computed, returned = _record(reply)
@@ -758,8 +845,12 @@ def watch(
         fetch = None
         if fetch_into is not None and returned.type == "Tensor":
             fetch = {"into": fetch_into, "from": returned.spec}
+        if writers is not None:
+            writers.fill_(-1)
         try:
-            reply = case.fn.code.replay(steps, guarded, fetch)
+            reply = case.fn.code.replay(
+                steps, guarded, fetch, {"out": writers} if writers is not None else None
+            )
             break
         except LearnerError as e:
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
@@ -784,6 +875,7 @@ def watch(
             if name in guarded and isinstance(offsets, list)
         },
         {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
+        case.out.like_tensor(writers) if writers is not None else None,
     )
 
 
@@ -904,13 +996,18 @@ def check_allocates(case: Case) -> None:
 
 def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
     """Whether `got` is what a mistake computes: NaN in the same places (a mistake may leave
-    some: 0 / 0, a read of the padding), and close elsewhere. A candidate with no number at
-    all proves nothing: an output of only NaN (atomics into a NaN canary) would match every
-    mistake whose reads reach the padding."""
+    some: 0 / 0, a read of the padding), and close elsewhere."""
     candidate = candidate.to(got.dtype).to(got.device)
     number = ~torch.isnan(candidate)
     same_nan = torch.equal(torch.isnan(got), ~number)
-    return same_nan and bool(number.any()) and compare(got[number], candidate[number], tol) is None
+    return same_nan and compare(got[number], candidate[number], tol) is None
+
+
+def matches_reads(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
+    """matches(), for a mistake guessed as reads from other places: a candidate of only NaN,
+    every guessed read having reached the padding somewhere, proves nothing, since atomics
+    into a NaN canary leave only NaN too."""
+    return bool((~torch.isnan(candidate)).any()) and matches(got, candidate, tol)
 
 
 def stepped_by_elements(g: Guarded, step: int, k_dim: int) -> torch.Tensor:
@@ -974,7 +1071,7 @@ def k_loop_mistake(
             if g.tensor.stride()[k_dim] == 1:
                 continue  # a step of elements is a step along K
             eff = stepped_by_elements(g, step, k_dim)
-            if matches(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+            if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
                 stride = "stride_ak" if name_of == "a" else "stride_bk"
                 return (
                     f"the pointers into {name_of} moved {step} elements at each step of K, not "
@@ -1002,7 +1099,7 @@ def k_loop_mistake(
                 continue  # a transposed view: its rows are not where a row length matters
             for guess in sorted({M, N, K, t.shape[1]} - {true}):
                 eff = read_with_row_stride(g, guess)
-                if matches(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
                     wider = ", inside a wider tensor" if true != t.shape[1] else ""
                     return (
                         f"the rows of {name_of} were read {guess} elements apart, but they lie "
@@ -1162,7 +1259,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 f"{case.hints.unwritten}"
             )
         seen = f"{len(flat)} of {out.numel()} output elements were never written {where}."
-        tiles = map_of_tiles(case, launch, unwritten)
+        tiles = map_of_tiles(case, watched, unwritten)
         advice = case.why_unwritten(launch, unwritten) or case.hints.unwritten
         return True, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
     report = compare(out, case.expected, case.tol, owner)
@@ -1173,6 +1270,6 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             or atomics_or_nan_advice(case, out)
             or _values_advice(out, case.expected, case.hints)
         )
-        tiles = map_of_tiles(case, launch, unwritten)
+        tiles = map_of_tiles(case, watched, unwritten)
         return True, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
     return None
