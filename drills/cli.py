@@ -204,10 +204,11 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     if confinement:
         title += f" · {confinement.summary()}"
     if rt.is_gpu:
-        # no canary sees a read whose value a mask throws away, and a GPU may not fault on it
+        # no canary sees a read whose value a mask throws away: only a fault shows it
         title += (
-            "\nA GPU run cannot see loads outside an input whose values the store's mask "
-            "throws away; the CPU interpreter can (TRITON_INTERPRET=1 make grade)."
+            "\nOn a GPU, loads whose values a mask throws away are seen only past an input's "
+            "end, in the checks that place inputs at the end of mapped memory; the CPU "
+            "interpreter sees every one (TRITON_INTERPRET=1 make grade)."
         )
     print(title, flush=True)
     workers = _drills_at_once(rt)

@@ -165,7 +165,8 @@ def test_dtypes(impl, dtype):
     "n", [1, 129, 1000, 2049, 98_431, drawn((1, 100_000), near=BLOCKS, offsets=(-1, 1))]
 )
 def test_no_writes_outside(impl, n):
-    run_case(make_case(impl, sides(n, seed=4), seed=4))
+    case = make_case(impl, sides(n, seed=4), seed=4)
+    run_case(dataclasses.replace(case, past_end=True))
 
 
 @check("allocates the result when out= is not given", points=10)

@@ -168,7 +168,9 @@ def test_k_tail(impl, shape):
     ],
 )
 def test_mn_edges(impl, shape):
-    run_case(make_case(impl, *sides(shape, seed=3), seed=3))
+    # rows of a past M and columns of b past N lie past their ends: a GPU faults on them
+    case = make_case(impl, *sides(shape, seed=3), seed=3)
+    run_case(dataclasses.replace(case, past_end=True))
 
 
 @check("accumulates in fp32 (long K)", points=15)

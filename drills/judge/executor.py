@@ -35,6 +35,7 @@ import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
 from drills.judge.gpu_compile import KernelModule, constexpr_value
+from drills.judge.past_end import PastTheEnd
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ON_GPU = not INTERPRETING and torch.cuda.is_available()
@@ -297,7 +298,10 @@ class Executor:
         for region in regions:
             found[region[0]] = set()
         stored = self.writer_regions(message.get("writers") or {}, message["guarded"], storages)
-        with reads_outside(regions, found), stores_by_program(stored):
+        # a GPU sees no read outside an input; it faults on one past the end of a mapped range
+        past_end = message.get("past_end") if ON_GPU else None
+        ending = PastTheEnd(past_end, message["guarded"], storages) if past_end else contextlib.nullcontext()
+        with reads_outside(regions, found), stores_by_program(stored), ending:
             for step in message["steps"]:
                 self.run_step(step, storages)
             fetch = message.get("fetch")

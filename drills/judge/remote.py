@@ -592,6 +592,7 @@ class LearnerCode:
         self.runner = Runner(path, shown_as, sandbox or Sandbox(), deadline)
         self.deadline = deadline
         self._executor: Executor | None = None
+        self.known_past_end: str | None = None  # an input a kernel has been seen to read past
 
     def __getattr__(self, name: str) -> "RemoteFunction":
         if name.startswith("_"):
@@ -638,14 +639,49 @@ class LearnerCode:
         return self.runner.request(op, self.case_limit, **fields)
 
     def replay(
-        self, steps: list, guarded: dict, fetch: dict | None = None, writers: dict | None = None
+        self,
+        steps: list,
+        guarded: dict,
+        fetch: dict | None = None,
+        writers: dict | None = None,
+        past_end: list[str] | None = None,
     ) -> dict:
         """Run a runner's record on the judge's buffers: the executor's reply. On the
         interpreter, `writers` (int32 tensors, each as large as a guarded tensor's buffer) get
-        the program that stored into each element."""
+        the program that stored into each element. On a GPU, the guarded tensors named in
+        `past_end` end where mapped memory ends (drills/judge/past_end.py)."""
         return self.executor.request(
-            "replay", self.case_limit, steps=steps, guarded=guarded, fetch=fetch, writers=writers
+            "replay",
+            self.case_limit,
+            steps=steps,
+            guarded=guarded,
+            fetch=fetch,
+            writers=writers,
+            past_end=past_end,
         )
+
+    def read_past_the_end(self, steps: list, guarded: dict, names: list[str]) -> str | None:
+        """After a replay with `names` ending at unmapped memory faulted: the one whose end the
+        kernels read past, found by running the record again without that (a fault then is
+        the kernels' own, and None is the answer) and with one of them at a time. Each fault
+        costs a fresh executor, so the name found is tried first in later cases."""
+        try:
+            self.replay(steps, guarded)
+        except LearnerError as e:
+            if e.kind == "cuda_fault":
+                return None
+            raise
+        if len(names) == 1:
+            return names[0]
+        for name in names:
+            try:
+                self.replay(steps, guarded, past_end=[name])
+            except LearnerError as e:
+                if e.kind != "cuda_fault":
+                    raise
+                self.known_past_end = name
+                return name
+        return None
 
     def configs(self) -> list[str]:
         """The autotune configs of matmul_kernel, as the runner lists them: they only choose

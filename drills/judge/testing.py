@@ -689,6 +689,9 @@ class Case:
     # what a tensor's elements touched outside it (its name, offsets from its first element)
     # say about the mistake, given the last launch; "" when nothing particular
     why_outside: Callable[[Launch | None, str, list[int]], str] = lambda launch, name, offs: ""
+    # on a GPU, each input ends where mapped memory ends, so that a load past its last element
+    # faults (the interpreter sees every read outside an input without this)
+    past_end: bool = False
 
 
 def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
@@ -847,12 +850,17 @@ def watch(
             fetch = {"into": fetch_into, "from": returned.spec}
         if writers is not None:
             writers.fill_(-1)
+        past_end = inputs_ending_at_unmapped_memory(case)
         try:
             reply = case.fn.code.replay(
-                steps, guarded, fetch, {"out": writers} if writers is not None else None
+                steps, guarded, fetch, {"out": writers} if writers is not None else None, past_end
             )
             break
         except LearnerError as e:
+            if e.kind == "cuda_fault" and past_end:
+                read_past = case.fn.code.read_past_the_end(steps, guarded, past_end)
+                if read_past:
+                    pytest.fail(f"case {case.name}: {past_the_end(case, read_past)}", pytrace=False)
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
             # asking the runner for the same call with the next config
             if e.kind != "out_of_resources" or case.config is not None:
@@ -876,6 +884,27 @@ def watch(
         },
         {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
         case.out.like_tensor(writers) if writers is not None else None,
+    )
+
+
+def inputs_ending_at_unmapped_memory(case: Case) -> list[str]:
+    """The inputs a GPU replay of the case places at the end of mapped memory: every one, or
+    the one a kernel of this file was already seen to read past (each fault costs a fresh
+    executor)."""
+    if not (case.past_end and runtime.current().is_gpu):
+        return []
+    known = case.fn.code.known_past_end
+    return [known] if known in case.inputs else list(case.inputs)
+
+
+def past_the_end(case: Case, name: str) -> str:
+    """The message for a GPU fault that a read past the end of input `name` caused."""
+    advice = case.hints.outside_read or "Mask every load as the store is masked."
+    return (
+        f"read outside `{name}`, past its end: the judge placed `{name}` so that it ends where the "
+        "GPU's mapped memory ends, and a load of an element after its last one faulted (an "
+        "illegal memory access; without that placement the read goes unseen, and on another "
+        f"allocation it can crash). {advice}"
     )
 
 
