@@ -434,6 +434,11 @@ class Trace:
         return self.refs.get(t.untyped_storage().data_ptr())
 
     def spec(self, t: torch.Tensor) -> dict:
+        if self.ref(t) is None:
+            # a tensor this call did not make (kept from an earlier call, or made outside
+            # torch's dispatch): the judge cannot know what it holds, so it starts unknown,
+            # like new memory, and what the call does to it from here on is repeated
+            self.new_temporary(t, kept=True)
         return {
             "ref": self.ref(t),
             "dtype": str(t.dtype).removeprefix("torch."),
@@ -442,12 +447,13 @@ class Trace:
             "offset": t.storage_offset(),
         }
 
-    def new_temporary(self, t: torch.Tensor) -> None:
+    def new_temporary(self, t: torch.Tensor, kept: bool = False) -> None:
         self.temps += 1
         ref = f"t{self.temps}"
         self.refs[t.untyped_storage().data_ptr()] = ref
         storage = t.untyped_storage()
-        self.add({"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type})
+        step = {"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type}
+        self.add(step | ({"kept": True} if kept else {}))
 
     def add(self, step: dict) -> None:
         if len(self.steps) >= MAX_STEPS:
@@ -583,20 +589,30 @@ class Runner:
         buffers = stand_ins(message["buffers"], device)
         args = [materialise(a, buffers) for a in message["args"]]
         kwargs = {k: materialise(v, buffers) for k, v in message["kwargs"].items()}
+        # a second call right after the first, in the same record (its own `out`): whatever
+        # the first call leaves behind (a workspace) is there for the second
+        again = message.get("again")
+        again_kwargs = None
+        if again is not None:
+            again_kwargs = {k: materialise(v, buffers) for k, v in again.items()}
         self.trace = trace = Trace(buffers)
         if message.get("benchmark"):
             forget_timings(self.module)
         benchmarked = untimed.running_each_config(message.get("benchmark"))
         with self.forced_config(message.get("config")), benchmarked, tracing(trace):
             result = fn(*args, **kwargs)
+            again_result = None if again_kwargs is None else fn(*args, **again_kwargs)
         if ON_GPU:
             torch.cuda.synchronize()
-        return {
+        reply = {
             "steps": trace.steps,
             "too_long": trace.too_long,
             "computed": trace.computed,
             "result": self.describe_result(result, trace),
         }
+        if again_kwargs is not None:
+            reply["again_result"] = self.describe_result(again_result, trace)
+        return reply
 
     @contextlib.contextmanager
     def forced_config(self, chosen):

@@ -26,6 +26,7 @@ from drills.judge.testing import (
     needs_bf16,
     needs_gpu,
     run_case,
+    run_twice,
     sides,
 )
 
@@ -131,6 +132,12 @@ LARGE = [
 def test_adds_two_vectors(impl, n):
     n = sides(n, seed=0)
     run_case(make_case(impl, n, seed=n % 7))
+
+
+@check("adds two vectors", points=15)
+def test_adds_twice(impl):
+    # two calls in a row: what the first leaves behind must not change the second's result
+    run_twice(make_case(impl, 5000, seed=0))
 
 
 @check("masks the tail (n not a multiple of BLOCK_SIZE)", points=20)

@@ -20,6 +20,7 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
+    big_gpu_memory,
     check,
     check_allocates,
     device,
@@ -29,6 +30,7 @@ from drills.judge.testing import (
     needs_bf16,
     needs_gpu,
     run_case,
+    run_twice,
     sides,
 )
 
@@ -62,6 +64,11 @@ MAX_HINTS = dataclasses.replace(
     nan="exp(1000) is inf in float32, and inf / inf is NaN: subtract the row max before exp. "
     "It changes nothing mathematically and keeps every exp() at most 1.",
 )
+INT64 = (
+    "row * stride_x_row passes 2^31 here and wraps in int32: compute row offsets in int64, "
+    "row.to(tl.int64) * stride_x_row."
+)
+INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=INT64)
 STRIDE_HINTS = dataclasses.replace(
     HINTS,
     values="Row r starts at x_ptr + r * stride_x_row, which is not n_cols when x is a slice of "
@@ -274,6 +281,12 @@ def test_softmax_values(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=1), seed=1))
 
 
+@check("computes a row-wise softmax", points=10)
+def test_softmax_twice(impl):
+    # two calls in a row: what the first leaves behind must not change the second's result
+    run_twice(make_case(impl, 10, 300, seed=1))
+
+
 @check("pads masked lanes with -inf (rows that are not a power of two)", points=15)
 @pytest.mark.parametrize(
     "shape, shift",
@@ -339,6 +352,17 @@ def test_subtracts_row_max(impl, shape, dtype, scale, shift, row_shift):
 def test_row_strides(impl, shape, gap):
     case = make_case(impl, *sides(shape, seed=4), seed=4, gap=gap, hints=STRIDE_HINTS)
     run_case(dataclasses.replace(case, through_strides=True))
+
+
+@check("follows the row strides of x and out (rows of a wider tensor)", points=15)
+@pytest.mark.parametrize(
+    "gap", [pytest.param(2**30, id="3x512-x-row-stride-2^30+512", marks=needs_gpu("4.3 GB x"))]
+)
+def test_row_offsets_past_2_31(impl, gap):
+    # x's last row starts 2^31 + 1024 elements in: row * stride wraps where it is int32
+    with big_gpu_memory(40e9):
+        case = make_case(impl, 3, 512, torch.float16, seed=4, gap=(gap, 0), hints=INT64_HINTS)
+        run_case(dataclasses.replace(case, through_strides=True, fault_advice=INT64))
 
 
 @check("writes every row (row counts that do not divide evenly)", points=10)

@@ -18,6 +18,7 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
+    big_gpu_memory,
     check,
     check_allocates,
     device,
@@ -28,6 +29,7 @@ from drills.judge.testing import (
     matmul_tile,
     needs_gpu,
     run_case,
+    run_twice,
     sides,
     small_integers,
 )
@@ -77,6 +79,12 @@ RESET_HINTS = dataclasses.replace(
     values="Set acc to zeros once, before the K loop: zeroing it inside the loop keeps only "
     "the last block of K.",
 )
+
+INT64 = (
+    "rows * K passes 2^31 here and wraps in int32: compute row offsets in int64, "
+    "rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)."
+)
+INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=INT64)
 
 
 def owner(launch, idx) -> str:
@@ -147,6 +155,12 @@ def test_multiplies(impl, shape):
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
+@check("multiplies matrices whose sides are multiples of the blocks", points=10)
+def test_multiplies_twice(impl):
+    # two calls in a row: what the first leaves behind (a workspace) must not change the second
+    run_twice(make_case(impl, 96, 160, 64, seed=1))
+
+
 @check("masks the K tail (K not a multiple of BLOCK_K)", points=15)
 @pytest.mark.parametrize(
     "shape",
@@ -187,6 +201,35 @@ def test_fp32_accumulator(impl, shape):
 )
 def test_row_strides(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=5), seed=5, hints=STRIDE_HINTS))
+
+
+@check("uses each matrix's own row length (non-square shapes)", points=10)
+@pytest.mark.parametrize(
+    "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
+)
+def test_row_offsets_past_2_31(impl, M):
+    # a has 2^31 + 4096 elements: its last rows start past 2^31, where rows * K wraps in int32.
+    # Small integers keep a @ b exact, so torch's own product is the answer (float64 copies of
+    # a would take 17 GB).
+    N, K = 16, 64
+    with big_gpu_memory(48e9):
+        gen = generator(11)
+        a = small_integers(M, K, generator=gen, device=device()).half()
+        b = small_integers(K, N, generator=gen, device=device()).half()
+        case = Case(
+            name=f"M={M} N={N} K={K} seed=11 small integers, exact",
+            fn=impl.matmul,
+            inputs={"a": Guarded.holding(a), "b": Guarded.holding(b)},
+            out=Guarded((M, N), torch.float16, output=True),
+            expected=a @ b,
+            tol=EXACT,
+            hints=INT64_HINTS,
+            owner=owner,
+            tile=matmul_tile,
+            fault_advice=INT64,
+        )
+        del a
+        run_case(case)
 
 
 @check("launches a grid that covers c (rounds up)", points=10)

@@ -32,6 +32,7 @@ from drills.judge.testing import (
     needs_gpu,
     note,
     run_case,
+    run_twice,
     sides,
     small_integers,
 )
@@ -197,6 +198,12 @@ def autotune_configs(impl) -> list[tuple[str, dict]]:
 def test_multiplies(impl, shape):
     M, N, K, *integers = sides(shape, seed=1)
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
+
+
+@check("multiplies matrices", points=10)
+def test_multiplies_twice(impl):
+    # two calls in a row: what the first leaves behind (a workspace) must not change the second
+    run_twice(make_case(impl, 96, 80, 64, seed=1))
 
 
 # Two shapes that triton compiles alike (K and a's row stride are multiples of 16; M, N and

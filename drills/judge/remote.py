@@ -720,10 +720,16 @@ class RemoteFunction:
         self.code, self.__name__ = code, name
 
     def call(
-        self, args: list, kwargs: dict, config: int | dict | None = None, benchmark: bool = False
+        self,
+        args: list,
+        kwargs: dict,
+        config: int | dict | None = None,
+        benchmark: bool = False,
+        again: dict | None = None,
     ) -> dict:
         """Call the function in the runner, on stand-ins of the judge's tensors: its record.
-        With benchmark, autotune's timing runs of each config are in the record too."""
+        With benchmark, autotune's timing runs of each config are in the record too; with
+        `again` (keyword arguments), a second call on the same arguments follows the first."""
         return self.code.ask_runner(
             "call",
             self.__name__,
@@ -732,4 +738,5 @@ class RemoteFunction:
             kwargs=kwargs,
             config=config,
             benchmark=benchmark,
+            again=again,
         )

@@ -212,6 +212,9 @@ class Guarded:
     ):
         if len(shape) not in (1, 2):
             raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
+        self.made_with = dict(
+            shape=shape, dtype=dtype, output=output, row_gap=row_gap, transposed=transposed, dev=dev
+        )
         shape = tuple(reversed(shape)) if transposed else tuple(shape)
         rows, cols = (1, shape[0]) if len(shape) == 1 else shape
         row_stride = cols + row_gap
@@ -260,6 +263,10 @@ class Guarded:
         mask = torch.zeros(self.buffer.shape, dtype=torch.bool, device=dev)
         mask[offsets[(offsets >= 0) & (offsets < mask.numel())]] = True
         return mask
+
+    def like(self) -> "Guarded":
+        """A new output of the same shape, dtype and layout, all canary."""
+        return Guarded(**self.made_with)
 
     def snapshot(self) -> torch.Tensor:
         return _bits(self.buffer).clone()
@@ -692,6 +699,8 @@ class Case:
     # on a GPU, each input ends where mapped memory ends, so that a load past its last element
     # faults (the interpreter sees every read outside an input without this)
     past_end: bool = False
+    # what a GPU fault most likely means in this case (offsets past 2^31 computed in int32)
+    fault_advice: str = ""
 
 
 def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
@@ -799,6 +808,8 @@ class Watched:
     reads_outside: dict[str, list[int]]  # the lowest offsets, at most 1000 of each tensor's
     reads_counted: dict[str, int]  # how many there were in all
     writers: torch.Tensor | None  # on the interpreter: which program's store each out element holds
+    again: Returned | None = None  # what a second call returned, where the record has one
+    kept: int = 0  # tensors the call used but did not make (kept from an earlier call)
 
 
 def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
@@ -813,10 +824,14 @@ def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
         )
     steps = [s for s in steps if isinstance(s, dict)]
     computed = reply.get("computed") if isinstance(reply.get("computed"), list) else []
-    result = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+    return steps, [str(c)[:100] for c in computed][:50], _returned(reply.get("result"))
+
+
+def _returned(result) -> Returned:
+    """What a call returned, from a reply's description of it."""
+    result = result if isinstance(result, dict) else {}
     spec = {k: result.get(k) for k in ("ref", "dtype", "shape", "stride", "offset")}
-    returned = Returned(str(result.get("type", "?"))[:100], spec)
-    return steps, [str(c)[:100] for c in computed][:50], returned
+    return Returned(str(result.get("type", "?"))[:100], spec)
 
 
 def watch(
@@ -825,23 +840,32 @@ def watch(
     with_out: bool,
     fetch_into: torch.Tensor | None = None,
     returns_wrong: Callable[[Returned], str | None] = lambda returned: None,
+    again: Guarded | None = None,
 ) -> Watched:
     """Call the case's function (with `out=` if with_out) and run what it asked for on the
     case's buffers; with fetch_into, copy the tensor it returned there, unless returns_wrong
-    finds fault with it first (the test fails with that message)."""
+    finds fault with it first (the test fails with that message). With `again`, a second call
+    on the same inputs, into that output, follows the first in the same record."""
     kwargs = dict(case.kwargs)
     guarded = {name: g.tensor for name, g in case.inputs.items()}
     if with_out:
         kwargs["out"] = case.out.tensor
         guarded["out"] = case.out.tensor
+    again_kwargs = None
+    if again is not None:
+        again_kwargs = kwargs | {"out": again.tensor}
+        guarded["out again"] = again.tensor
     args = [g.tensor for g in case.inputs.values()]
     config = case.config
     writers = None
     if with_out and not runtime.current().is_gpu:
         writers = shared_empty(case.out.buffer.numel(), torch.int32, device())
     while True:
-        reply = case.fn.call(args, kwargs, config=config, benchmark=case.benchmarked)
+        reply = case.fn.call(
+            args, kwargs, config=config, benchmark=case.benchmarked, again=again_kwargs
+        )
         steps, computed, returned = _record(reply)
+        again_returned = _returned(reply.get("again_result")) if again is not None else None
         problem = returns_wrong(returned)
         if problem:
             pytest.fail(f"case {case.name}: {problem}", pytrace=False)
@@ -861,6 +885,8 @@ def watch(
                 read_past = case.fn.code.read_past_the_end(steps, guarded, past_end)
                 if read_past:
                     pytest.fail(f"case {case.name}: {past_the_end(case, read_past)}", pytrace=False)
+            if e.kind == "cuda_fault" and case.fault_advice:
+                pytest.fail(f"case {case.name}: {e}\n{case.fault_advice}", pytrace=False)
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
             # asking the runner for the same call with the next config
             if e.kind != "out_of_resources" or case.config is not None:
@@ -884,6 +910,8 @@ def watch(
         },
         {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
         case.out.like_tensor(writers) if writers is not None else None,
+        again_returned,
+        sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
     )
 
 
@@ -1020,7 +1048,7 @@ def check_allocates(case: Case) -> None:
         if why:
             fail(why + read_in_source(case))
         advice = case.diagnose(launch, result) or _values_advice(result, want, case.hints)
-        fail(f"returned wrong values.\n{report}\n{advice}")
+        fail(f"returned wrong values.\n{report}\n{advice}" + (KEPT_ADVICE if watched.kept else ""))
 
 
 def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
@@ -1167,6 +1195,42 @@ def run_case(case: Case) -> None:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
 
+def run_twice(case: Case) -> None:
+    """Call the learner's function twice in a row on the same inputs, the second time into a
+    fresh output laid out like the first: both results must be right. What the first call
+    leaves behind (a workspace allocated once and zeroed only then, a cached tensor) reaches
+    the second, as it would in a program that calls the function in a loop."""
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    second = case.out.like()
+    watched = watch(case, with_out=True, again=second)
+    fail = failure(case, watched, before)
+    if fail:
+        pytest.fail(f"case {case.name}, the first of two calls: {fail}", pytrace=False)
+    fail = failure(
+        dataclasses.replace(case, out=second),
+        dataclasses.replace(watched, returned=watched.again, writers=None),
+        before,
+    )
+    if fail:
+        pytest.fail(
+            f"case {case.name}: the first of two calls in a row was right, the second (the "
+            f"same inputs, a fresh `out`) was not: {fail}\n{SECOND_CALL_ADVICE}",
+            pytrace=False,
+        )
+
+
+KEPT_ADVICE = (
+    "\nThe call used a tensor it did not make (a tensor kept between calls, or one made "
+    "outside torch): the judge cannot know what it held, and starts it as NaN, like new "
+    "memory. Zero or rewrite such a tensor in every call, before a kernel reads it."
+)
+SECOND_CALL_ADVICE = (
+    "Something the first call left behind changed the second: a tensor kept between calls (a "
+    "workspace allocated once, a cached output) must be zeroed or rewritten in every call, "
+    "before the kernel uses it."
+)
+
+
 # 32 warps of 32 threads: 1024, the most threads one program (a CUDA block) can have
 MAX_WARPS = 32
 
@@ -1197,6 +1261,7 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
         output_wrong, message = wrong
         if output_wrong:
             message = (why_not_the_kernel(watched, case.hints) or message) + read_in_source(case)
+            message += KEPT_ADVICE if watched.kept else ""
         return message
     if not watched.returned.is_view_of(case.out.tensor):
         return "when `out` is given, the function must write into it and return it."
