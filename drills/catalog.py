@@ -65,10 +65,11 @@ class SuiteCheck:
 
 def suite_checks(drill: Drill) -> list[SuiteCheck]:
     """The checks of the drill's suite in file order, read from its text (no torch needed):
-    each `@check("name", points=N)` test function."""
+    each `@check("name", points=N)` test function, and the later ones of the same name (a check
+    whose cases need a test of their own, a run twice) joined to the first."""
     source = drill.test_file.read_text()
     lines = source.splitlines()
-    checks = []
+    checks: dict[str, SuiteCheck] = {}
     for node in ast.parse(source).body:
         if not isinstance(node, ast.FunctionDef):
             continue
@@ -79,7 +80,12 @@ def suite_checks(drill: Drill) -> list[SuiteCheck]:
                 and decorator.args
                 and isinstance(decorator.args[0], ast.Constant)
             ):
+                name = decorator.args[0].value
                 points = next(k.value.value for k in decorator.keywords if k.arg == "points")
                 code = "\n".join(lines[node.decorator_list[0].lineno - 1 : node.end_lineno])
-                checks.append(SuiteCheck(decorator.args[0].value, points, code))
-    return checks
+                if name in checks:
+                    if checks[name].points != points:
+                        raise ValueError(f"{drill.test_file.name}: {name!r} has two point values")
+                    code = f"{checks[name].code}\n\n\n{code}"
+                checks[name] = SuiteCheck(name, points, code)
+    return list(checks.values())

@@ -41,7 +41,7 @@ LOG2_E = tl.constexpr(1.4426950408889634)
 
 @triton.jit
 def softmax_kernel(x_ptr, out_ptr, n_cols, stride_x_row, stride_out_row, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride passes 2^31 in large tensors
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride_x_row + cols, mask=mask, other=-float("inf"))

@@ -37,7 +37,7 @@ def check_inputs(x: torch.Tensor, out: torch.Tensor | None) -> None:
 
 @triton.jit
 def softmax_kernel(x_ptr, out_ptr, n_cols, stride_x_row, stride_out_row, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride passes 2^31 in large tensors
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride_x_row + cols, mask=mask, other=-float("inf"))

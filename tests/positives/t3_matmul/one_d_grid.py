@@ -50,7 +50,7 @@ def matmul_kernel(
     pid = tl.program_id(0)
     tiles_per_row = tl.cdiv(N, BLOCK_N)
     pid_m, pid_n = pid // tiles_per_row, pid % tiles_per_row
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # rows * K passes 2^31
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(tl.cdiv(K, BLOCK_K)):
