@@ -357,6 +357,17 @@ def stand_ins(table: list[dict], device: str) -> dict[str, torch.Tensor]:
     return buffers
 
 
+LARGE_STAND_INS = 1 << 30  # bytes
+
+
+def stand_in_bytes(message: dict) -> int:
+    """How much memory the stand-ins of a request's buffers take."""
+    return sum(
+        int(entry["numel"]) * dtype_of(entry["dtype"]).itemsize
+        for entry in message.get("buffers", [])
+    )
+
+
 def view(buffers: dict, spec: dict) -> torch.Tensor:
     base = buffers[spec["ref"]]
     return base.as_strided(spec["shape"], spec["stride"], spec["offset"])
@@ -657,6 +668,10 @@ class Runner:
     def handle(self, message: dict) -> dict:
         try:
             reply = getattr(self, "op_" + message["op"])(message)
+            if ON_GPU and stand_in_bytes(message) > LARGE_STAND_INS:
+                # give the GPU back the stand-ins of a case of gigabytes: the judge's next such
+                # case needs the memory, and this process would keep it cached
+                torch.cuda.empty_cache()
             return {"ok": True, **reply}
         except BaseException as e:  # noqa: BLE001 - whatever the learner's code raises goes back
             return {"ok": False, "error": describe_error(e, self.learner_file)}

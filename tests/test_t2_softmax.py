@@ -360,9 +360,14 @@ def test_row_strides(impl, shape, gap):
 )
 def test_row_offsets_past_2_31(impl, gap):
     # x's last row starts 2^31 + 1024 elements in: row * stride wraps where it is int32
-    with big_gpu_memory(40e9):
-        case = make_case(impl, 3, 512, torch.float16, seed=4, gap=(gap, 0), hints=INT64_HINTS)
-        run_case(dataclasses.replace(case, through_strides=True, fault_advice=INT64))
+    with big_gpu_memory(40e9):  # no local holds the case, so its buffers go back after it
+        run_case(
+            dataclasses.replace(
+                make_case(impl, 3, 512, torch.float16, seed=4, gap=(gap, 0), hints=INT64_HINTS),
+                through_strides=True,
+                fault_advice=INT64,
+            )
+        )
 
 
 @check("writes every row (row counts that do not divide evenly)", points=10)

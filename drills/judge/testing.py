@@ -699,7 +699,8 @@ class Case:
     # on a GPU, each input ends where mapped memory ends, so that a load past its last element
     # faults (the interpreter sees every read outside an input without this)
     past_end: bool = False
-    # what a GPU fault most likely means in this case (offsets past 2^31 computed in int32)
+    # for a case whose offsets pass 2^31 elements: what a GPU fault most likely means (such
+    # offsets computed in int32)
     fault_advice: str = ""
 
 
@@ -886,7 +887,12 @@ def watch(
                 if read_past:
                     pytest.fail(f"case {case.name}: {past_the_end(case, read_past)}", pytrace=False)
             if e.kind == "cuda_fault" and case.fault_advice:
-                pytest.fail(f"case {case.name}: {e}\n{case.fault_advice}", pytrace=False)
+                pytest.fail(
+                    f"case {case.name}: the GPU reported an illegal memory access: the kernel "
+                    "read or wrote outside every tensor in a case whose offsets pass 2^31 "
+                    f"elements. {case.fault_advice}",
+                    pytrace=False,
+                )
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
             # asking the runner for the same call with the next config
             if e.kind != "out_of_resources" or case.config is not None:
