@@ -56,11 +56,25 @@ def owner(launch, idx) -> str:
 
 
 def why_unwritten(launch, unwritten: torch.Tensor) -> str:
-    """When the grid had programs enough for every element: what the unwritten ones say. Offsets
-    without the block start (pid + arange) write only the first programs - 1 + BLOCK_SIZE."""
+    """What the unwritten elements say: a grid too small for them, or, when the grid had
+    programs enough, offsets without the block start (pid + arange), which write only the
+    first programs - 1 + BLOCK_SIZE."""
     block = launch.args.get("BLOCK_SIZE") if launch else None
-    if not isinstance(block, int) or launch.programs() * block < unwritten.numel():
+    if not isinstance(block, int):
         return ""
+    if launch.programs() * block < unwritten.numel():
+        # 65535 is CUDA's limit for a grid's y and z axes, which some take for x's
+        cap = (
+            " 65535 programs is the most a grid may have along axes 1 and 2; along axis 0 it "
+            "may have 2^31 - 1."
+            if launch.programs() == 65535
+            else ""
+        )
+        return (
+            f"The grid's {launch.programs()} programs of {block} elements cover "
+            f"{launch.programs() * block} of the {unwritten.numel()}: launch one program per "
+            f"block, rounding up, grid = (triton.cdiv(n_elements, BLOCK_SIZE),).{cap}"
+        )
     covered = launch.programs() - 1 + block
     overlapping = 0 < covered < unwritten.numel() and not bool(unwritten[:covered].any())
     if overlapping and bool(unwritten[covered:].all()):
@@ -137,7 +151,7 @@ def test_adds_two_vectors(impl, n):
 @check("adds two vectors", points=15)
 def test_adds_twice(impl):
     # two calls in a row: what the first leaves behind must not change the second's result
-    run_twice(make_case(impl, 5000, seed=0))
+    run_twice(make_case(impl, 8192, seed=0))
 
 
 @check("masks the tail (n not a multiple of BLOCK_SIZE)", points=20)
