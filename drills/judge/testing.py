@@ -760,19 +760,28 @@ def misplaced_stores(out: Guarded, name: str = "out") -> str:
     return ""
 
 
+def _elements(n: int) -> str:
+    return f"{n} element" if n == 1 else f"{n} elements"
+
+
+def _distances(nearest: int, farthest: int) -> str:
+    """'1 element', or '3 to 24 elements'."""
+    return _elements(nearest) if nearest == farthest else f"{nearest} to {farthest} elements"
+
+
 def _where(offsets: list[int], span: int) -> str:
     before = [o for o in offsets if o < 0]
     after = [o - span for o in offsets if o >= span]
     parts = []
     if before:
         parts.append(
-            f"{len(before)} before the first element ({-max(before)} to "
-            f"{-min(before)} elements before it)"
+            f"{len(before)} before the first element "
+            f"({_distances(-max(before), -min(before))} before it)"
         )
     if after:
         parts.append(
-            f"{len(after)} past the end ({min(after) + 1} to {max(after) + 1} "
-            "elements beyond the last one)"
+            f"{len(after)} past the end "
+            f"({_distances(min(after) + 1, max(after) + 1)} beyond the last one)"
         )
     inside = len(offsets) - len(before) - len(after)
     if inside:
@@ -1300,7 +1309,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     outside = case.out.written_outside()
     if outside:
         return False, (
-            f"wrote {len(outside)} elements outside the output: "
+            f"wrote {_elements(len(outside))} outside the output: "
             f"{_where(outside, case.out.span)}. "
             f"{case.why_outside(launch, 'out', outside) or case.hints.outside}"
         )
@@ -1331,7 +1340,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 or "Mask every load as the store is masked."
             )
             return False, (
-                f"read {count} elements outside `{name}`{shown}: "
+                f"read {_elements(count)} outside `{name}`{shown}: "
                 f"{_where(sorted(offsets), span)}. {effect} {advice}"
             ).rstrip()
     owner = lambda idx: case.owner(launch, idx)
