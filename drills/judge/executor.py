@@ -300,7 +300,11 @@ class Executor:
         stored = self.writer_regions(message.get("writers") or {}, message["guarded"], storages)
         # a GPU sees no read outside an input; it faults on one past the end of a mapped range
         past_end = message.get("past_end") if ON_GPU else None
-        ending = PastTheEnd(past_end, message["guarded"], storages) if past_end else contextlib.nullcontext()
+        ending = (
+            PastTheEnd(past_end, message["guarded"], storages)
+            if past_end
+            else contextlib.nullcontext()
+        )
         with reads_outside(regions, found), stores_by_program(stored), ending:
             for step in message["steps"]:
                 self.run_step(step, storages)

@@ -16,6 +16,7 @@ page: where an input's end is a multiple of 16 bytes, the first element past it 
 
 import ctypes
 from dataclasses import dataclass
+from typing import Self
 
 import torch
 
@@ -131,7 +132,7 @@ def end_in_bytes(spec: dict, itemsize: int) -> int:
     shape, stride = spec["shape"], spec["stride"]
     if 0 in shape:
         return spec["offset"] * itemsize
-    last = spec["offset"] + sum((size - 1) * step for size, step in zip(shape, stride))
+    last = spec["offset"] + sum((size - 1) * step for size, step in zip(shape, stride, strict=True))
     return (last + 1) * itemsize
 
 
@@ -152,14 +153,13 @@ class PastTheEnd:
         self.names, self.guarded, self.storages = names, guarded, storages
         self.moved: list[_Moved] = []
 
-    def __enter__(self) -> "PastTheEnd":
+    def __enter__(self) -> Self:
         for name in self.names:
             spec = self.guarded[name]
             ref = spec["ref"]
             if any(m.ref == ref for m in self.moved):
                 continue  # two tensors in one buffer: the first one's end is kept
-            itemsize = torch.empty(0, dtype=getattr(torch, spec["dtype"])).element_size()
-            end = end_in_bytes(spec, itemsize)
+            end = end_in_bytes(spec, getattr(torch, spec["dtype"]).itemsize)
             storage = self.storages.storages[ref]
             judge = torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
             mapped = MappedEnd(end, torch.device(storage.device).index or 0)

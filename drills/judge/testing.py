@@ -212,9 +212,14 @@ class Guarded:
     ):
         if len(shape) not in (1, 2):
             raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
-        self.made_with = dict(
-            shape=shape, dtype=dtype, output=output, row_gap=row_gap, transposed=transposed, dev=dev
-        )
+        self.made_with = {
+            "shape": shape,
+            "dtype": dtype,
+            "output": output,
+            "row_gap": row_gap,
+            "transposed": transposed,
+            "dev": dev,
+        }
         shape = tuple(reversed(shape)) if transposed else tuple(shape)
         rows, cols = (1, shape[0]) if len(shape) == 1 else shape
         row_stride = cols + row_gap
@@ -1112,8 +1117,9 @@ def k_loop_mistake(
     zeros inside the loop leaves only the last block of K; a loop that rounds K down leaves out
     the last, partial block; a row stride taken from another size, or a pointer step without
     the stride along K, reads the wrong elements of `operands` (the guarded a and b); split-K
-    programs that store, not add, leave one split's sum each. `block_k` names the launch's K block constexpr (BLOCK_K, as split-K
-    kernels in the style of triton.ops.matmul name it, is tried next)."""
+    programs that store, not add, leave one split's sum each. `block_k` names the launch's K
+    block constexpr (BLOCK_K, as split-K kernels in the style of triton.ops.matmul name it, is
+    tried next)."""
     a, b = a.double(), b.double()
     K = a.shape[1]
 
