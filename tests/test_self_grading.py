@@ -75,10 +75,6 @@ def test_correct_kernel_written_differently_gets_full_marks(path):
     result = grading.grade(catalog.find(path.parent.name), str(path), kind())
     failed = [f"{c.name}: {c.message}" for c in result.checks if c.scored and c.score < c.max_score]
     assert result.status == "passed" and result.score == 100, failed
-    # the optional exercise: passed once its function exists, "not attempted" before
-    attempted = "def matmul_bias_gelu(" in path.read_text()
-    for extra in (c for c in result.checks if "optional" in c.name):
-        assert extra.status == ("passed" if attempted else "not_started"), extra
 
 
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
@@ -349,6 +345,46 @@ def test_a_hang_is_stopped_at_the_time_limit(tmp_path):
     assert result.status == "timeout"
     assert result.score == 0
     assert any(c.status == "timeout" for c in result.checks)
+
+
+# Right sums, then a second kernel whose store lands 2^40 elements past out, where a GPU has
+# nothing mapped: the fault shows at a later synchronize, so only a wait after each launch can
+# say which launch made it.
+FAULTS_IN_ITS_SECOND_LAUNCH = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def scribble(out_ptr, FAR: tl.constexpr):
+    tl.store(out_ptr + FAR, 0.0)
+
+
+def add(x, y, out=None):
+    out = torch.empty_like(x) if out is None else out
+    n = out.numel()
+    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+    scribble[(1,)](out, FAR=2**40)
+    return out
+"""
+
+
+@pytest.mark.skipif(not runtime.current().is_gpu, reason="a fault needs a GPU")
+def test_a_gpu_fault_names_the_launch_that_made_it(tmp_path):
+    impl = write_impl(tmp_path, FAULTS_IN_ITS_SECOND_LAUNCH)
+    result = grading.grade(T1, impl, kind(), only_checks=["adds two vectors"])
+    [adds] = [c for c in result.checks if c.name == "adds two vectors"]
+    assert adds.status == "crashed", adds
+    assert "in launch 2 of 2 of this case: scribble[(1,)](FAR=1099511627776)" in adds.message
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,10 @@ class Executor:
         self.module: KernelModule | None = None
         self.probing: KernelModule | None = None
         self.device = "cuda" if ON_GPU else "cpu"
+        # the launch a request is running, and its place among the request's launches: a GPU
+        # fault is reported with the launch that made it
+        self.launching: dict | None = None
+        self.launches = (0, 0)
 
     def op_load(self, message: dict, buffers: dict) -> dict:
         self.module = KernelModule(message["module"], message["shown_as"], message["left_out"])
@@ -284,13 +288,20 @@ class Executor:
                 args[name] = self.argument(value, storages)
             elif name in OPTIONS and isinstance(value, int):
                 options[name] = value
+        done, total = self.launches
+        self.launches = (done + 1, total)
+        scalars = {k: v for k, v in (args | options).items() if type(v) is int}
+        self.launching = {"kernel": step["kernel"], "grid": grid, "scalars": scalars}
         try:
             kernel[grid](**args, **options)
+            if ON_GPU:
+                torch.cuda.synchronize()  # a fault surfaces here, at the launch that made it
         except OutOfResources:
             # autotune's timing of a config that cannot load on this GPU gives it an infinite
             # time and goes on to the next
             if not step.get("benchmark"):
                 raise
+        self.launching = None
 
     def op_replay(self, message: dict, buffers: dict) -> dict:
         storages = Storages(buffers, self.device)
@@ -305,6 +316,7 @@ class Executor:
             if past_end
             else contextlib.nullcontext()
         )
+        self.launches = (0, sum(step.get("step") == "launch" for step in message["steps"]))
         with reads_outside(regions, found), stores_by_program(stored), ending:
             for step in message["steps"]:
                 self.run_step(step, storages)
@@ -388,6 +400,7 @@ class Executor:
         # the buffers stay mapped until the reply is sent: after a CUDA fault, releasing an IPC
         # buffer can crash this process, and the judge would never hear why
         self.buffers = open_buffers(message.get("buffers", []), fds)
+        self.launching = None
         try:
             return {"ok": True, **getattr(self, "op_" + message["op"])(message, self.buffers)}
         except BaseException as e:  # noqa: BLE001 - whatever a kernel raises goes back
@@ -417,7 +430,15 @@ class Executor:
             "code": (where.line or "").strip()[:300] if where else "",
             "fatal": is_fatal(e),
             "resources": resources_of(e),
+            "launch": self.launch_running() if is_fatal(e) else None,
         }
+
+    def launch_running(self) -> dict | None:
+        """The launch that was running: its kernel, grid, integer arguments and place."""
+        if self.launching is None:
+            return None
+        index, total = self.launches
+        return self.launching | {"index": index, "of": total}
 
 
 # A judge's kernel, appended to the learner's kernel module: grouped_tile resolves there.

@@ -180,8 +180,8 @@ def pytest_runtest_makereport(item, call):
         testing.take_tile_map()
     state = item._drills
     if report.skipped and call.when in ("setup", "call"):
-        # setup: a GPU-only case, or a check that already failed; call: the test chose not to
-        # run (the optional exercise, before its function exists)
+        # setup: a GPU-only case, or a check that already failed; call: a case that needs
+        # more GPU memory than is free
         outcome = "not_run" if getattr(item, "_drills_not_run", False) else "skipped"
         reason = str(report.longrepr[-1]).removeprefix("Skipped: ")
         state.update(outcome=outcome, message=reason)

@@ -339,6 +339,19 @@ def _where(shown_as: str, error: dict) -> str:
     return f"\n    at {shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
 
 
+def _launch_that_faulted(launch) -> str:
+    """A GPU fault's launch, as the executor saw it: it waits for each launch to finish, so the
+    one running when the fault came is the one that made it."""
+    if not isinstance(launch, dict):
+        return ""
+    grid = tuple(launch.get("grid", []))
+    scalars = ", ".join(f"{k}={v}" for k, v in list(launch.get("scalars", {}).items())[:12])
+    return (
+        f"\n    in launch {launch.get('index')} of {launch.get('of')} of this case: "
+        f"{launch.get('kernel')}[{grid}]({scalars})"
+    )
+
+
 class Runner(Child):
     """The learner's host code, confined: it proposes launches, and holds nothing of the
     judge's."""
@@ -470,8 +483,10 @@ class Executor(Child):
             return "out_of_resources", too_big
         meaning = explain(text)
         meaning = f"\n{meaning}" if meaning else ""
-        fault = "cuda_fault" if error.get("fatal") else "failed"
-        return fault, f"your kernel raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
+        if error.get("fatal"):
+            where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
+            return "cuda_fault", f"your kernel raised {kind}: {text}{where}{meaning}"
+        return "failed", f"your kernel raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}

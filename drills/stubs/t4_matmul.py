@@ -121,5 +121,6 @@ def check_inputs(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None) -> 
             )
 
 
-# Optional, not counted (content/t4_matmul.md §7): matmul_bias_gelu(a, b, bias, out=None), with
-# bias + GELU applied in your kernel's epilogue. The grader checks it once you define it.
+# Optional (content/t4_matmul.md §7): matmul_bias_gelu(a, b, bias, out=None), with bias + GELU
+# applied in your kernel's epilogue. It earns no points; once you define it, "multiplies matrices"
+# checks it too, and a wrong one costs that check.
