@@ -82,8 +82,8 @@ def has_torch_and_triton(python: str) -> bool:
     return probe.returncode == 0
 
 
-def venv_python() -> str:
-    return str(VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+def venv_python(venv_folder: Path = VENV) -> str:
+    return str(venv_folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
 
 
 def made_here() -> bool:
@@ -103,17 +103,28 @@ def remove_own_venv() -> None:
 
 def make_venv(reuse: bool) -> None:
     remove_own_venv()
-    # A venv made from inside another venv cannot see that venv's packages with
-    # --system-site-packages (it sees only the base interpreter's), so reuse goes through a .pth.
-    venv.EnvBuilder(with_pip=not reuse).create(VENV)
-    MADE_HERE.write_text("made by drills/bootstrap.py; make clean removes it\n")
     if reuse:
-        site = subprocess.check_output(
-            [venv_python(), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        layered_venv(VENV)
+    else:
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    MADE_HERE.write_text("made by drills/bootstrap.py; make clean removes it\n")
+
+
+def layered_venv(folder: Path) -> Path:
+    """A venv without pip that sees, after its own site-packages, every package of the Python
+    running this: what is installed into it comes first. A venv made from inside another venv
+    cannot see that venv's packages with --system-site-packages (it sees only the base
+    interpreter's), so the layering goes through a .pth file. Returns its site-packages."""
+    venv.EnvBuilder(with_pip=False).create(folder)
+    site = Path(
+        subprocess.check_output(
+            [venv_python(folder), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
             text=True,
         ).strip()
-        parent_paths = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-        Path(site, "_drills_reuse_parent.pth").write_text("\n".join(parent_paths) + "\n")
+    )
+    parent_paths = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    (site / "_drills_reuse_parent.pth").write_text("\n".join(parent_paths) + "\n")
+    return site
 
 
 def missing(names: list[str]) -> list[str]:

@@ -34,6 +34,22 @@ _KNOWN_ERRORS = {
     r"\[Errno 1\] Operation not permitted": "Your file runs in a runner that cannot start "
     "processes (fork, subprocess, exec) or change what it does not own: a drill's host code "
     "needs neither.",
+    # triton 3.9 removed block pointers; 3.7 and 3.8 warn at every call
+    r"Block pointers have been removed": "triton 3.9 removed block pointers (tl.make_block_ptr "
+    "and tl.advance); 3.8 and older still run them. Use pointer arithmetic, as the lessons do "
+    "(a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak, with masks), or a "
+    "tensor descriptor: tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, "
+    "stride_ak], block_shape=[BLOCK_M, BLOCK_K]) and desc.load([m, k]), which pads the edges "
+    "with zeros (on a GPU, call triton.set_allocator in host code first).",
+    r"(key|reset_to_zero|restore_value) contains names that are not kernel arguments": "An "
+    "autotune key (or reset_to_zero, restore_value) names something that is not an argument "
+    "of the kernel. triton 3.9 refuses it; older versions dropped the name silently, so the "
+    "kernel tuned once, for the first shape, and never again. Use the kernel's own argument "
+    "names: key=['M', 'N', 'K'].",
+    r"no allocator was set": "A kernel that makes tensor descriptors (tl.make_tensor_descriptor) "
+    "needs scratch memory on a GPU: call triton.set_allocator(alloc) in host code before the "
+    "launch, with alloc(size, alignment, stream) returning torch.empty(size, device='cuda', "
+    "dtype=torch.int8).",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
 }

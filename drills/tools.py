@@ -200,11 +200,22 @@ def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]], on_gpu: boo
             "in 3.7), so t3's K loop fails there. On the CPU: .venv/bin/pip install 'numpy<2.4'. "
             "Grading on a GPU is not affected."
         )
-    if triton and triton < (3, 4):
-        problems.append(
-            f"triton {versions['triton'][0]} is older than the drills support (3.4 and newer)."
-        )
     return problems
+
+
+def untested(versions: dict[str, tuple[str, tuple[int, ...]]]) -> list[str]:
+    """torch or triton outside the range the drills are tested on, each with what to do."""
+    from drills.versions import in_range, tested_ranges
+
+    ranges = tested_ranges()
+    install = " ".join(f"'{name}{spec}'" for name, spec in ranges.items())
+    return [
+        f"{name} {versions[name][0]} is outside the range the drills are tested on "
+        f"({name}{spec}, from pyproject.toml). The references are graded below: if they pass, "
+        f"so can yours. If they do not: .venv/bin/pip install {install}"
+        for name, spec in ranges.items()
+        if versions[name][1] and not in_range(versions[name][0], spec)
+    ]
 
 
 def run_showing_progress(command: list[str], every: float = 15.0) -> subprocess.CompletedProcess:
@@ -249,6 +260,8 @@ def doctor() -> int:
     problems = known_problems(versions, on_gpu=rt.is_gpu)
     for problem in problems:
         print(f"\nproblem: {problem}")
+    for note in untested(versions):
+        print(f"\nnote: {note}")
     print(
         "\nGrading the reference solutions here, to check the environment itself (under a "
         "minute on 2 idle cores, longer on a busy machine)...",

@@ -1,92 +1,225 @@
-"""`make versions`: run the graded suites against the reference solutions, on the CPU
-interpreter, once for each triton version the drills support.
+"""`make versions`: grade the references and the repository's positives (correct kernels written
+differently) on each triton the drills support, on the CPU interpreter, learner side and judge
+side alike, and print one row per version and one column per drill.
 
-Each version is installed (without its dependencies) into .versions/triton-X.Y.Z and put in
-front of the environment's own triton with PYTHONPATH; torch's CPU path pins no triton, so one
-torch serves them all. Versions before 3.7 get numpy < 2.4 beside them, because numpy 2.4 broke
-their interpreter's loops.
+Each version gets an environment of its own, .versions/triton-X.Y.Z: a venv whose site-packages
+holds that triton (and numpy < 2.4 before 3.7, whose interpreter loops broke on numpy 2.4), with
+a .pth file that adds this Python's packages after its own (drills/bootstrap.py's layered_venv),
+so torch, pytest and the rest are .venv's and triton is the chosen one. The grader runs under
+that venv's python, and so does every process it starts: runners and executors are started with
+sys.executable. (PYTHONPATH would not do: runners start with `python -E`, which ignores it, so
+learner code would run on .venv's triton whatever the row said.) pip keeps the wheels it
+downloads in its cache, and a version's folder is made once.
+
+Positives written in a style that a triton removed say so with `TRITON_BEFORE = "3.9"`: they
+are graded as positives before that version and, from it on, must fail with a message that
+names the removal.
 """
 
+import ast
+import contextlib
+import dataclasses
+import fcntl
+import json
 import os
+import re
 import subprocess
 import sys
-import time
+import tempfile
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drills import catalog
+from drills import bootstrap, catalog
 
 SUPPORTED = ("3.4.0", "3.5.1", "3.6.0", "3.7.1", "3.8.0", "3.9.0")
+NEWEST = SUPPORTED[-1]
 FOLDER = catalog.ROOT / ".versions"
+POSITIVES = catalog.ROOT / "tests" / "positives"
+
+# A T1 file whose add says which triton it imported: graded, it shows the runner's version.
+SAYS_ITS_TRITON = """
+import triton
 
 
-def install(version: str) -> Path:
-    target = FOLDER / f"triton-{version}"
-    if not (target / "triton").exists():
-        packages = [f"triton=={version}"]
-        if tuple(int(p) for p in version.split(".")[:2]) < (3, 7):
-            packages.append("numpy<2.4")
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-deps",
-                "--target",
-                str(target),
-                *packages,
-            ],
-            check=True,
+def add(x, y, out=None):
+    raise RuntimeError(f"this runner imports triton {triton.__version__}")
+"""
+
+
+def parse(version: str) -> tuple[int, ...]:
+    """A version's major and minor numbers: "3.9.0+git1a2b" is (3, 9)."""
+    return tuple(int(re.match(r"\d+", part)[0]) for part in version.split(".")[:2])
+
+
+def tested_ranges() -> dict[str, str]:
+    """pyproject.toml's ranges for torch and triton ("torch": ">=2.11,<2.15"): what the
+    drills are tested on, stated there alone."""
+    with open(catalog.ROOT / "pyproject.toml", "rb") as f:
+        dependencies = tomllib.load(f)["project"]["dependencies"]
+    pinned = (re.fullmatch(r"(torch|triton)(>=[\d.]+,<[\d.]+)", d) for d in dependencies)
+    return {m[1]: m[2] for m in pinned if m}
+
+
+def in_range(version: str, spec: str) -> bool:
+    low, high = re.fullmatch(r">=([\d.]+),<([\d.]+)", spec).groups()
+    return parse(low) <= parse(version) < parse(high)
+
+
+def environment(version: str) -> str:
+    """The python of .versions/triton-<version>, made the first time (one maker at a time:
+    parallel tests may ask together)."""
+    folder = FOLDER / f"triton-{version}"
+    FOLDER.mkdir(exist_ok=True)
+    with open(FOLDER / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".ready").exists():
+            site = bootstrap.layered_venv(folder)
+            packages = [f"triton=={version}"] + (["numpy<2.4"] if parse(version) < (3, 7) else [])
+            subprocess.run(
+                [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade"]
+                + ["--target", str(site), *packages],
+                check=True,
+            )
+            (folder / ".ready").write_text(version + "\n")
+    return bootstrap.venv_python(folder)
+
+
+def triton_before(path: Path) -> str | None:
+    """A positive's TRITON_BEFORE: the first triton that no longer runs its style."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TRITON_BEFORE":
+            return str(ast.literal_eval(node.value))
+    return None
+
+
+def removed_on(path: Path, version: str) -> bool:
+    """Whether `version` is one on which this positive's style no longer runs."""
+    before = triton_before(path)
+    return before is not None and parse(version) >= parse(before)
+
+
+def grade_drill(drill_id: str) -> dict:
+    """Run inside a version's environment: the reference's grade, and each positive's."""
+    from drills import grading
+
+    drill = catalog.find(drill_id)
+    reference = grading.grade(drill, "solutions", "interpreter")
+    positives = {}
+    for path in sorted((POSITIVES / drill.slug).glob("*.py")):
+        result = grading.grade(drill, str(path), "interpreter")
+        lost = [c.message for c in result.checks if c.scored and c.score < c.max_score]
+        positives[path.stem] = {"score": result.score, "first_lost": (lost or [""])[0][:2000]}
+    return {"reference": reference.score, "positives": positives}
+
+
+def runner_triton() -> str:
+    """Run inside a version's environment: the triton a runner imports, as a graded file says."""
+    from drills import grading
+
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "t1_add.py").write_text(SAYS_ITS_TRITON)
+        result = grading.grade(
+            catalog.find("t1"), folder, "interpreter", only_checks=["adds two vectors"]
         )
-    return target
+    message = next(c.message for c in result.checks if c.name == "adds two vectors")
+    seen = re.search(r"this runner imports triton (\d+\.\d+\.\d+)", message)
+    return seen.group(1) if seen else "?"
 
 
-def run_suites(target: Path) -> tuple[bool, str]:
-    env = dict(os.environ, PYTHONPATH=str(target), TRITON_INTERPRET="1")
-    suites = [str(d.test_file) for d in catalog.DRILLS]
+def inside(version: str, *args: str) -> dict:
+    """Run `python -m drills.versions --inside ARGS` in the version's environment."""
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--impl",
-            "solutions",
-            *suites,
-        ],
+        [environment(version), "-m", "drills.versions", "--inside", *args],
         cwd=catalog.ROOT,
-        env=env,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TRITON_INTERPRET": "1"},
         capture_output=True,
         text=True,
         check=False,
     )
-    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-    return done.returncode == 0, last
+    if done.returncode != 0:
+        return {"error": (done.stderr or done.stdout)[-600:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def removal_named(message: str) -> bool:
+    return "removed" in message and "triton" in message
+
+
+@dataclasses.dataclass
+class Cell:
+    """One drill on one triton: the reference's score, the positives meant for this version
+    that got 100, and the older-style positives whose message names the removal."""
+
+    reference: float = 0.0
+    meant: tuple[int, int] = (0, 0)
+    told: tuple[int, int] = (0, 0)
+    error: str = ""
+
+    @classmethod
+    def of(cls, version: str, drill: catalog.Drill, graded: dict) -> "Cell":
+        if "error" in graded:
+            return cls(error=graded["error"])
+        meant, told = [], []
+        for name, result in graded["positives"].items():
+            if removed_on(POSITIVES / drill.slug / f"{name}.py", version):
+                told.append(result["score"] < 100 and removal_named(result["first_lost"]))
+            else:
+                meant.append(result["score"] == 100)
+        return cls(graded["reference"], (sum(meant), len(meant)), (sum(told), len(told)))
+
+    @property
+    def ok(self) -> bool:
+        full = self.reference == 100
+        return (
+            not self.error
+            and full
+            and self.meant[0] == self.meant[1]
+            and self.told[0] == self.told[1]
+        )
+
+    def __str__(self) -> str:
+        if self.error:
+            return "error"
+        text = f"{self.reference:.0f} · {self.meant[0]}/{self.meant[1]}"
+        return text + (f" (+{self.told[0]}/{self.told[1]} told)" if self.told[1] else "")
+
+
+def row(version: str) -> tuple[list[str], bool]:
+    """A version's row: its runner's triton, as a graded file saw it, and a cell per drill."""
+    workers = max(1, min(len(catalog.DRILLS), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        graded = list(pool.map(lambda d: inside(version, "grade", d.id), catalog.DRILLS))
+    cells = [Cell.of(version, d, g) for d, g in zip(catalog.DRILLS, graded, strict=True)]
+    for d, c in zip(catalog.DRILLS, cells, strict=True):
+        if c.error:
+            print(f"triton {version}, {d.id}: {c.error}", file=sys.stderr)
+    seen = inside(version, "runner").get("triton", "?")
+    return [version, seen, *map(str, cells)], seen == version and all(c.ok for c in cells)
 
 
 def main(argv: list[str] | None = None) -> int:
-    versions = (sys.argv[1:] if argv is None else argv) or SUPPORTED
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--inside"]:
+        what = args[1]
+        answer = grade_drill(args[2]) if what == "grade" else {"triton": runner_triton()}
+        print(json.dumps(answer))
+        return 0
+    versions = args or SUPPORTED
+    names = [f"{d.id} {d.title}" for d in catalog.DRILLS]
+    print("reference score · positives at 100/positives (+ older-style positives told why)")
+    print(" | ".join(["triton", "runner's", *names]))
     failures = 0
     for version in versions:
-        started = time.monotonic()
         try:
-            target = install(version)
+            cells, ok = row(version)
         except subprocess.CalledProcessError:
-            print(f"triton {version}: could not be installed here", flush=True)
-            failures += 1
-            continue
-        ok, summary = run_suites(target)
+            cells, ok = [version, "could not be installed here"], False
         failures += not ok
-        print(
-            f"triton {version}: {'ok' if ok else 'FAILED'} ({summary}; "
-            f"{time.monotonic() - started:.0f} s)",
-            flush=True,
-        )
+        print(" | ".join(cells) + ("" if ok else "   <- FAILED"), flush=True)
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with contextlib.suppress(BrokenPipeError):
+        sys.exit(main())

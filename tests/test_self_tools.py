@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, grading, tools
+from drills import catalog, grading, tools, versions
 
 ROOT = catalog.ROOT
 
@@ -197,6 +197,19 @@ def test_known_bad_combinations_are_named():
         on_gpu=False,
     )
     assert fine == []
+
+
+def test_a_torch_or_triton_outside_the_tested_range_is_noted_with_what_to_install():
+    installed = {"torch": ("2.15.0", (2, 15)), "triton": ("3.9.0", (3, 9))}
+    [note] = tools.untested(installed)
+    assert note.startswith("torch 2.15.0 is outside the range")
+    for name, spec in versions.tested_ranges().items():
+        assert f"'{name}{spec}'" in note
+    assert tools.untested({"torch": ("2.14.1+cu130", (2, 14)), "triton": ("3.4.0", (3, 4))}) == []
+    assert (
+        "triton 3.3.1"
+        in tools.untested({"torch": ("2.11", (2, 11)), "triton": ("3.3.1", (3, 3))})[0]
+    )
 
 
 def test_doctor_reports_versions_and_checks_the_references():

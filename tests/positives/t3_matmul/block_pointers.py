@@ -11,6 +11,10 @@ import torch
 import triton
 import triton.language as tl
 
+# triton 3.9 removed block pointers (3.7 and 3.8 warn): a positive before it, and from it on
+# a file the grader must tell so (drills/versions.py)
+TRITON_BEFORE = "3.9"
+
 BM, BN, BK = 64, 64, 32
 
 

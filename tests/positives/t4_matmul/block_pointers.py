@@ -16,6 +16,10 @@ import torch
 import triton
 import triton.language as tl
 
+# triton 3.9 removed block pointers (3.7 and 3.8 warn): a positive before it, and from it on
+# a file the grader must tell so (drills/versions.py)
+TRITON_BEFORE = "3.9"
+
 _INTERP = os.getenv("TRITON_INTERPRET", "0").lower() in ("1", "true", "yes", "on")
 
 if _INTERP:

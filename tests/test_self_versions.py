@@ -1,0 +1,45 @@
+"""The newest triton the drills support, run for real (drills/versions.py): its own environment,
+in which the grader, its runners and its executors all import that triton. On it the references
+get 100, every positive meant for it gets 100, and a positive in a style it removed is told so,
+with the replacement, in its first lost check."""
+
+import pytest
+
+from drills import catalog, versions
+
+
+@pytest.fixture(scope="module")
+def newest() -> str:
+    versions.environment(versions.NEWEST)  # made once, from pip's cache after the first time
+    return versions.NEWEST
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_the_newest_triton_gives_the_references_and_positives_full_marks(newest, drill):
+    graded = versions.inside(newest, "grade", drill.id)
+    cell = versions.Cell.of(newest, drill, graded)
+    lost = {
+        name: result["first_lost"][:600]
+        for name, result in graded.get("positives", {}).items()
+        if result["score"] < 100
+    }
+    assert cell.ok, f"{drill.id} on triton {newest}: {cell} {cell.error} {lost}"
+
+
+def test_a_runner_imports_the_triton_it_is_graded_on(newest):
+    # runners start with `python -E`: a version chosen by PYTHONPATH never reached them
+    assert versions.inside(newest, "runner") == {"triton": newest}
+
+
+def test_a_style_is_removed_from_the_version_its_positive_names(tmp_path):
+    positive = tmp_path / "block_pointers.py"
+    positive.write_text('import triton\n\nTRITON_BEFORE = "3.9"\n')
+    assert not versions.removed_on(positive, "3.8.0")
+    assert versions.removed_on(positive, "3.9.0") and versions.removed_on(positive, "3.10.1")
+
+
+def test_the_pinned_triton_range_is_the_one_make_versions_grades():
+    low, high = versions.tested_ranges()["triton"].removeprefix(">=").split(",<")
+    oldest, newest = versions.parse(versions.SUPPORTED[0]), versions.parse(versions.NEWEST)
+    assert versions.parse(low) == oldest
+    assert versions.parse(high) == (newest[0], newest[1] + 1)
