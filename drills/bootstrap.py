@@ -164,6 +164,22 @@ def version_of(name: str) -> tuple[int, ...]:
     return tuple(int(p) for p in out.strip().split("+")[0].split(".")[:2] if p.isdigit())
 
 
+def runs_from_venv() -> bool:
+    """Whether .venv's own python runs this script (python3 on PATH, with .venv activated)."""
+    return VENV.exists() and Path(sys.prefix).resolve() == VENV.resolve()
+
+
+def update_in_place(wanted: str) -> int:
+    """Bring .venv up to pyproject.toml where it is. Remaking it would delete the interpreter
+    running this, and the packages a remade venv would reuse from it: the new venv would point
+    at folders that no longer exist."""
+    print("bootstrap: updating .venv in place (its own python runs this)", flush=True)
+    pip_install(requirements())
+    READY.write_text(wanted)
+    print(f"bootstrap: ready ({venv_python()})")
+    return 0
+
+
 def use_foreign_venv(wanted: str) -> int:
     """A .venv the learner made: used untouched if it has a new enough Python and every
     package; else nothing is changed and the learner is told what to do."""
@@ -245,6 +261,8 @@ def make_ready(torch: str) -> int:
         return 0
     if VENV.exists() and not made_here():
         return use_foreign_venv(wanted)
+    if runs_from_venv():
+        return update_in_place(wanted)
     reuse = has_torch_and_triton(sys.executable)
     where = (
         f"reusing torch and triton from {sys.executable}"

@@ -240,16 +240,23 @@ def given_config(fields: dict) -> triton.Config:
     return triton.Config(kwargs, num_warps=warps, num_stages=stages)
 
 
+def autotuner_of(value):
+    """The @triton.autotune under `value`, through @triton.heuristics stacked on either side
+    of it (both legal orders); None when there is none."""
+    from triton.runtime.autotuner import Autotuner
+
+    while hasattr(value, "fn") and not isinstance(value, Autotuner):
+        value = value.fn
+    return value if isinstance(value, Autotuner) else None
+
+
 def forget_timings(module) -> None:
     """Every autotuned kernel of the module as before its first call, so that the next call
     times its configs again, whatever shapes earlier cases called it with."""
-    from triton.runtime.autotuner import Autotuner
-
     for value in list(vars(module).values()):
-        while hasattr(value, "fn") and not isinstance(value, Autotuner):
-            value = value.fn  # through @triton.heuristics, stacked on either side
-        if isinstance(value, Autotuner):
-            value.cache.clear()
+        autotuner = autotuner_of(value)
+        if autotuner is not None:
+            autotuner.cache.clear()
 
 
 class Warmed:
@@ -635,7 +642,7 @@ class Runner:
         if chosen is None:
             yield
             return
-        kernel = self.entry("matmul_kernel")
+        kernel = autotuner_of(self.entry("matmul_kernel"))
         configs, shown = kernel.configs, None
         if isinstance(chosen, int):
             kernel.configs = [configs[chosen]]
@@ -659,8 +666,9 @@ class Runner:
         return {"type": "Tensor", "device": result.device.type, **trace.spec(result)}
 
     def op_configs(self, message: dict) -> dict:
-        kernel = getattr(self.module, "matmul_kernel", None)
-        configs = getattr(kernel, "configs", None)
+        configs = getattr(
+            autotuner_of(getattr(self.module, "matmul_kernel", None)), "configs", None
+        )
         if not isinstance(configs, (list, tuple)):
             return {"configs": []}
         return {"configs": [str(c) for c in configs]}

@@ -142,6 +142,34 @@ def test_a_learners_own_venv_with_every_package_is_used_as_it_is(checkout):
     assert again.returncode == 0 and (checkout / ".venv").exists()
 
 
+def test_a_venv_bootstrap_made_is_updated_in_place_when_its_own_python_runs_bootstrap(checkout):
+    # an activated .venv puts its python first on PATH, so `make` after a change of
+    # pyproject.toml's dependencies runs bootstrap on it: remaking .venv would delete the
+    # interpreter running it and the packages the new one would reuse
+    learners_venv(checkout)
+    python = checkout / ".venv" / "bin" / "python"
+    site = subprocess.check_output(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], text=True
+    ).strip()
+    seen = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    Path(site, "_drills_reuse_parent.pth").write_text("\n".join(seen) + "\n")
+    (checkout / ".venv" / ".made-by-drills-bootstrap").write_text("made by drills/bootstrap.py\n")
+    (checkout / ".venv" / ".ready").write_text(json.dumps(["torch", "triton"]))  # older deps
+    done = subprocess.run(
+        [str(python), str(checkout / "drills" / "bootstrap.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0 and "updating .venv in place" in done.stdout, done.stderr
+    assert (checkout / ".venv" / "notes.txt").read_text() == "mine\n"  # the same venv
+    ready = json.loads((checkout / ".venv" / ".ready").read_text())
+    assert ready == bootstrap.requirements()
+    works = subprocess.run([str(python), "-c", "import torch, triton"], check=False)
+    assert works.returncode == 0
+
+
 def test_a_cpu_only_torch_comes_alone_from_pytorchs_cpu_index():
     todo = ["torch", "triton", "numpy", "rich"]
     assert bootstrap.installs(todo, "cpu") == [

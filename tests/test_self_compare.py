@@ -3,7 +3,15 @@ allows, and how it measures a matmul's rounding."""
 
 import torch
 
-from drills.judge.testing import Tolerance, compare, dot_product_tolerance, matches, matches_reads
+from drills.judge.testing import (
+    Launch,
+    Tolerance,
+    compare,
+    dot_product_tolerance,
+    k_loop_mistake,
+    matches,
+    matches_reads,
+)
 
 MATMUL = Tolerance(1e-2, 2e-3)  # t3's and t4's
 
@@ -62,3 +70,18 @@ def test_an_output_of_only_nan_is_not_taken_for_reads_that_reach_the_padding():
     partly = torch.ones(4, 3, dtype=torch.float16)
     partly[0] = float("nan")
     assert matches_reads(partly, torch.where(partly.isnan(), partly, 1.0).double(), MATMUL)
+
+
+def test_split_k_stores_are_named_whichever_split_won_every_tile():
+    # K = 48 in blocks of 32, two splits of one block each: where the first split's store won
+    # everywhere, c is also what a K loop that rounds down leaves, and where the second's did,
+    # what acc zeroed inside the loop leaves; a GPU decides which, run by run
+    a, b = operands(3, K=48)
+    launch = Launch("matmul_kernel", (4, 2), {"BLOCK_K": 32, "SPLIT_K": 2})
+    diagnose = k_loop_mistake(a, b, dot_product_tolerance(MATMUL, a, b), "BLOCK_K")
+    for ks in (slice(0, 32), slice(32, 48)):
+        one_split = (a[:, ks].double() @ b[ks].double()).half()
+        assert "the last store won" in diagnose(launch, one_split)
+    without_splits = Launch("matmul_kernel", (4, 2), {"BLOCK_K": 32})
+    first_block = (a[:, :32].double() @ b[:32].double()).half()
+    assert "tl.cdiv(K, BLOCK_K)" in diagnose(without_splits, first_block)

@@ -634,6 +634,49 @@ def test_tutorial_09_keeps_the_constants_its_kernel_reads(tmp_path):
         assert absent not in text
 
 
+# A constant and an alias chosen at import, by the environment: the interpreter's and a GPU's
+# branches differ, and one `if` the judge cannot decide (a call of the file's own code).
+CHOSEN_AT_IMPORT = """
+import os
+import triton
+import triton.language as tl
+
+if os.environ.get("TRITON_INTERPRET", "0") == "1":
+    BLOCK = tl.constexpr(16)
+    exp = tl.exp
+else:
+    BLOCK = tl.constexpr(128)
+    exp = tl.math.exp
+
+if len(open(__file__).read()) > 10:
+    SCALE = tl.constexpr(2.0)
+
+
+@triton.jit
+def kernel(x_ptr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, exp(tl.load(x_ptr + offs)))
+
+
+@triton.jit
+def scaled(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr) * SCALE)
+"""
+
+
+def test_a_module_level_if_is_decided_where_the_module_will_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    learner_source = learner(tmp_path, CHOSEN_AT_IMPORT)
+    here, findings = learner_source.kernel_module()
+    assert "BLOCK = tl.constexpr(16)" in here and "exp = tl.exp" in here
+    assert "tl.constexpr(128)" not in here
+    on_a_gpu, _ = learner_source.kernel_module(on_a_gpu=True)
+    assert "BLOCK = tl.constexpr(128)" in on_a_gpu and "exp = tl.math.exp" in on_a_gpu
+    # what the judge's reader cannot decide stays out, and so does the kernel that reads it
+    assert "SCALE" not in here and "def scaled" not in here and "def kernel" in here
+    assert any("SCALE" in str(f) for f in findings)
+
+
 # ---------------------------------------------------------------------------------------------
 # raises_not_started()
 # ---------------------------------------------------------------------------------------------

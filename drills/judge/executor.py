@@ -34,6 +34,7 @@ import triton
 import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
+from drills.judge import libdevice
 from drills.judge.gpu_compile import KernelModule, constexpr_value
 from drills.judge.past_end import PastTheEnd
 
@@ -73,12 +74,15 @@ def tensor_range(start, end=None, step=None, **options):
 
 def adapt_interpreter() -> None:
     """Where triton's interpreter parts ways with its GPU path, follow the GPU path: a string
-    annotation still makes a constexpr, and tl.range counts in tensors."""
+    annotation still makes a constexpr, tl.range counts in tensors, a module-level alias of a
+    builtin (exp = tl.exp) is a builtin in a kernel, and libdevice computes something."""
     from triton.runtime import interpreter
     from triton.runtime.interpreter import GridExecutor
 
     executor_init = GridExecutor.__init__
     patch_lang, unpatched_range = interpreter._patch_lang, tl.range
+    builtins = unpatched_builtins()
+    libdevice_stand_ins = libdevice.install()
 
     def patch_lang_with_tensor_range(fn):
         scope = patch_lang(fn)  # triton 3.8 restores what it patched; earlier ones did not
@@ -88,6 +92,14 @@ def adapt_interpreter() -> None:
                     lang.range = tensor_range
                 else:
                     scope.set_attr(lang, "range", tensor_range)
+        # the interpreter patches the builtins of the modules a kernel sees (tl, tl.math), not a
+        # name bound to one at import; the GPU compiler resolves such a name to the builtin
+        for name, value in list(fn.__globals__.items()):
+            if id(value) in builtins:
+                lang, attr = builtins[id(value)]
+                fn.__globals__[name] = getattr(lang, attr)  # the interpreter's version of it
+            elif id(value) in libdevice_stand_ins:
+                fn.__globals__[name] = libdevice_stand_ins[id(value)]
         return scope
 
     def init(self, fn, arg_names, grid, *rest, **kwargs):
@@ -99,6 +111,17 @@ def adapt_interpreter() -> None:
 
     GridExecutor.__init__ = init
     interpreter._patch_lang = patch_lang_with_tensor_range
+
+
+def unpatched_builtins() -> dict[int, tuple]:
+    """The builtins of triton.language and tl.math before the interpreter patches them, by id:
+    (module, name), where the interpreter's version will be."""
+    return {
+        id(value): (lang, name)
+        for lang in (tl, tl.core, tl.math)
+        for name, value in vars(lang).items()
+        if tl.core.is_builtin(value)
+    }
 
 
 @contextlib.contextmanager

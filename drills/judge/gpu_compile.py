@@ -150,7 +150,7 @@ class Compiler:
         )
 
     def failures(self, code, launches: list) -> list[str]:
-        text, left_out = code.source.kernel_module()
+        text, left_out = code.source.kernel_module(on_a_gpu=True)
         distinct = []
         for launch in launches:
             described = {"kernel": launch.kernel, "args": launch.args}

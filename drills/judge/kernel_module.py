@@ -11,6 +11,7 @@ import ast
 import builtins
 import contextlib
 import re
+from collections.abc import Mapping
 
 from drills.judge.names import (
     host_chain_problem,
@@ -45,8 +46,9 @@ class KernelModule:
     """Builds the text of the kernel module, statement by statement, each on its
     original lines where it can be, so that the compiler's messages point at the learner's."""
 
-    def __init__(self, source: LearnerSource):
+    def __init__(self, source: LearnerSource, environ: Mapping[str, str]):
         self.source = source
+        self.environ = environ  # where the module will run: a module-level `if` may ask
         self.aliases = {"triton": "triton", "tl": "triton.language"}  # the header's
         self.constants: set[str] = set()
         self.left_out_values: set[str] = set()  # module-level values that are not constants
@@ -57,30 +59,46 @@ class KernelModule:
         self.findings: list[Finding] = []
 
     def build(self) -> tuple[str, list[Finding]]:
-        for stmt in self.source.tree.body:
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                self.add_import(stmt)
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                self.add_assignment(stmt)
-            elif self.source.is_jit(stmt):
-                self.add_jit_def(stmt)
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.host_functions.add(stmt.name)
-                self.constants.discard(stmt.name)
-            elif not is_main_block(stmt):  # if, for, with, try: what they bind is unknown
-                stored = {
-                    n.id
-                    for n in ast.walk(stmt)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-                }
-                self.constants -= stored
-                self.left_out_values |= stored
+        for index, stmt in enumerate(self.source.tree.body):
+            self.add_statement(stmt, self.source.tree.body[:index])
         self.drop_unsafe_bodies()
         for name in sorted(self.included, key=lambda n: self.jit_defs[n].lineno):
             fn = self.jit_defs[name]
             self.chunks.append((fn.lineno - 1, self.decorator(fn)))
             self.chunks.append((fn.lineno, ast.get_source_segment(self.source.text, fn)))
         return self.text(), sorted(self.findings, key=lambda f: f.line)
+
+    def add_statement(self, stmt: ast.stmt, before: list[ast.stmt]) -> None:
+        """One module-level statement; `before`, the module's statements ahead of it."""
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.add_import(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            self.add_assignment(stmt)
+        elif self.source.is_jit(stmt):
+            self.add_jit_def(stmt)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.host_functions.add(stmt.name)
+            self.constants.discard(stmt.name)
+        elif isinstance(stmt, ast.If) and (taken := self.branch(stmt, before)) is not None:
+            for inner in taken:
+                self.add_statement(inner, before)
+        elif not is_main_block(stmt):  # for, with, try, an `if` it cannot decide: unknown
+            stored = {
+                n.id
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            self.constants -= stored
+            self.left_out_values |= stored
+
+    def branch(self, stmt: ast.If, before: list[ast.stmt]) -> list[ast.stmt] | None:
+        """The branch of a module-level `if` the module takes where it runs (if HAS_FAST_EXP:
+        exp = ... else: exp = tl.exp), decided by the judge's reader of host code
+        (drills.judge.source_configs: os.environ, constants, comparisons), or None."""
+        from drills.judge.source_configs import decided
+
+        taken = decided(stmt.test, before, self.environ)
+        return None if taken is None else (stmt.body if taken else stmt.orelse)
 
     def leave_out(self, line: int, what: str, why: str) -> None:
         self.findings.append(

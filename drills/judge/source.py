@@ -167,7 +167,10 @@ class LearnerSource:
             for s in fn.body
         )
 
-    def kernel_module(self) -> tuple[str, list[Finding]]:
+    def kernel_module(self, on_a_gpu: bool = False) -> tuple[str, list[Finding]]:
+        """The module of kernels the judge runs here, or, with on_a_gpu, compiles for a GPU
+        (a module-level `if` may choose by the environment, TRITON_INTERPRET among it)."""
         from drills.judge.kernel_module import KernelModule
 
-        return KernelModule(self).build()
+        environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
+        return KernelModule(self, environ).build()

@@ -50,6 +50,8 @@ BUILTINS = {
     for name in "range len list tuple dict zip enumerate min max sorted reversed int str bool "
     "abs float set any all".split()
 }
+
+
 def product(*iterables):
     """itertools.product, refused past MAX_ITEMS combinations (it would be made whole)."""
     pools = [list(i) for i in iterables]
@@ -124,6 +126,18 @@ def autotune_configs(
     except (Unreadable, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
         return None
     return None
+
+
+def decided(test: ast.expr, before: list[ast.stmt], environ: Mapping[str, str]) -> bool | None:
+    """Whether a module-level `if` test holds in `environ`, after the statements `before` it;
+    None when it cannot be read."""
+    reader = Reader(environ)
+    try:
+        for stmt in before:
+            reader.statement(stmt, reader.globals)
+        return bool(reader.expression(test, reader.globals))
+    except (Unreadable, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
+        return None
 
 
 class Return(Exception):
@@ -249,7 +263,7 @@ class Reader:
         raise Unreadable(f"{name} is not defined")
 
     def dotted(self, node: ast.expr, scope: dict) -> str | None:
-        """"os.environ.get" for a chain rooted at an imported module, else None."""
+        """ "os.environ.get" for a chain rooted at an imported module, else None."""
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)

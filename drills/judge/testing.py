@@ -1132,6 +1132,16 @@ def k_loop_mistake(
         step = args.get(name)
         if not isinstance(step, int) or not 0 < step < K:
             return ""
+        # first: where one split's store won everywhere, c is also the first or the last
+        # blocks of K alone, which the K loop's own mistakes below leave too
+        splits = args.get("SPLIT_K")
+        if isinstance(splits, int) and splits > 1 and one_split_each(out, splits, step):
+            return (
+                f"each element of c holds the sum over one split of K only: the {splits} "
+                "programs that share a tile (SPLIT_K) each stored their partial sum, and the "
+                "last store won. Add the partial sums instead, with tl.atomic_add into a c "
+                "that starts at zero."
+            )
         last = (K - 1) // step * step  # where the last block of K starts
         if compare(out, (a[:, last:] @ b[last:, :]).half(), tol) is None:
             return (
@@ -1156,14 +1166,6 @@ def k_loop_mistake(
                     f"{step} steps of {name_of}'s stride along K ({g.tensor.stride()[k_dim]} "
                     f"here): {name_of}_ptrs += {name} * {stride}."
                 )
-        splits = args.get("SPLIT_K")
-        if isinstance(splits, int) and splits > 1 and one_split_each(out, splits, step):
-            return (
-                f"each element of c holds the sum over one split of K only: the {splits} "
-                "programs that share a tile (SPLIT_K) each stored their partial sum, and the "
-                "last store won. Add the partial sums instead, with tl.atomic_add into a c "
-                "that starts at zero."
-            )
         return ""
 
     def row_stride_mistake(out: torch.Tensor) -> str:
