@@ -170,13 +170,8 @@ class Cell:
 
     @property
     def ok(self) -> bool:
-        full = self.reference == 100
-        return (
-            not self.error
-            and full
-            and self.meant[0] == self.meant[1]
-            and self.told[0] == self.told[1]
-        )
+        every = self.meant[0] == self.meant[1] and self.told[0] == self.told[1]
+        return not self.error and self.reference == 100 and every
 
     def __str__(self) -> str:
         if self.error:

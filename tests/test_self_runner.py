@@ -187,3 +187,34 @@ def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
     failure = report.Failure.of(CheckResult("adds two vectors", "crashed", 0, 10, message))
     assert failure.advice.startswith("On the CPU interpreter this is usually memory corrupted")
     assert "corrupted double-linked list" in failure.details
+
+
+# A child that says hello, then dies before reading the request the judge sends it
+DIES_WITH_THE_REQUEST_UNREAD = (
+    "import json, os, socket, sys, time; "
+    "s = socket.socket(fileno=int(sys.argv[1])); "
+    "s.send(json.dumps({'ok': True, 'ready': True}).encode()); "
+    "time.sleep(0.5); os._exit(7)"
+)
+
+
+def test_a_child_that_dies_mid_request_is_a_crash_of_the_learners_code():
+    import subprocess as sp
+    import time as clock
+
+    from drills.judge.remote import Child, LearnerError
+
+    class DiesMidRequest(Child):
+        role = "runner"
+
+        def popen(self, fd: int) -> sp.Popen:
+            command = [sys.executable, "-c", DIES_WITH_THE_REQUEST_UNREAD, str(fd)]
+            return sp.Popen(command, pass_fds=[fd], stdout=self.log, stderr=sp.STDOUT)
+
+    child = DiesMidRequest(clock.time() + 60)
+    # the request lands unread, and the judge's read is refused (ECONNRESET): it used to reach
+    # the learner as "the grader failed on this case: ConnectionResetError"
+    with pytest.raises(LearnerError) as raised:
+        child.send({"op": "call"}, [], 30)
+    assert raised.value.kind == "crashed"
+    assert "exited with status 7" in str(raised.value)

@@ -267,6 +267,8 @@ class Child:
         self.sock.settimeout(max(0.1, min(limit, left)))
         try:
             data, _, flags, _ = self.sock.recvmsg(MAX_REPLY)
+        except ConnectionResetError:  # it died with the request unread
+            raise LearnerError("crashed", self._death()) from None
         except TimeoutError:
             self.stop()
             why = "the drill's time ran out" if left < limit else f"it took over {limit:.0f} s"
