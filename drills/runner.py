@@ -488,7 +488,11 @@ class Trace:
     def torch_op(self, name: str, args: tuple, kwargs: dict, out) -> None:
         if name in VIEWS:
             return
-        made = [t for t in tensors_in(out) if self.ref(t) is None]
+        made = [
+            t
+            for t in tensors_in(out)
+            if self.ref(t) is None or self.handed_out_again(name, t, args, kwargs)
+        ]
         for t in made:
             self.new_temporary(t)
         steps = self.data_movement(name, args, kwargs, made)
@@ -503,6 +507,17 @@ class Trace:
         for t in tensors_in(out):
             if id(t) not in new and self.ref(t) is not None:
                 self.add({"step": "host_wrote", "into": self.spec(t)})
+
+    def handed_out_again(self, name: str, t: torch.Tensor, args: tuple, kwargs: dict) -> bool:
+        """Whether `t`, at the address of an earlier temporary, is new memory: what a function
+        (not an in-place op, not out=) returns, sharing no input's storage. torch's allocators
+        hand a freed block out again (a workspace made with torch.zeros in each of two calls
+        gets the first one's address), and that memory is new, to fill as recorded now."""
+        if name.endswith("_") or "out" in kwargs:
+            return False
+        inputs = tensors_in(list(args) + list(kwargs.values()))
+        address = t.untyped_storage().data_ptr()
+        return all(x.untyped_storage().data_ptr() != address for x in inputs)
 
     def data_movement(self, name: str, args: tuple, kwargs: dict, made: list) -> list | None:
         """The steps that repeat this operation on the judge's buffers: an allocation, a fill
