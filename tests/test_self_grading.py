@@ -13,6 +13,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -20,7 +21,7 @@ import triton
 
 from drills import catalog, grading, report, runtime, versions
 from drills.judge import testing
-from drills.judge.testing import Hints, explain
+from drills.judge.testing import Guarded, Hints, explain
 
 ROOT = catalog.ROOT
 NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
@@ -677,3 +678,62 @@ def test_a_map_of_many_tiles_and_programs_stays_within_80_columns():
     gpu = testing.tile_map(unwritten, wrong, (16, 16))
     assert gpu.programs is None and "CPU interpreter only" in gpu.text()
     assert max(len(line) for line in gpu.text().splitlines()) <= 80
+
+
+def descriptor_case(out: Guarded, source_text: str) -> SimpleNamespace:
+    """As much of a Case as descriptor_store_chunks reads: the output, and the file's text."""
+    source = SimpleNamespace(text=source_text)
+    return SimpleNamespace(out=out, fn=SimpleNamespace(code=SimpleNamespace(source=source)))
+
+
+def test_a_descriptor_store_past_a_row_end_on_a_gpu_is_told_as_tmas_16_byte_chunks():
+    # measured on an H200 (triton 3.6): a 1-D descriptor add wrote 3 elements past an n = 1025
+    # fp32 out, to the end of the 16-byte chunk its last element starts
+    out = Guarded((1025,), torch.float32, output=True, dev="cpu")
+    case = descriptor_case(out, "d = tl.make_tensor_descriptor(out_ptr, [n], [1], [BLOCK])")
+    tail = [1025, 1026, 1027]
+    said = testing.descriptor_store_chunks(case, [], tail, on_gpu=True)
+    assert "4100 bytes" in said and "16-byte chunks" in said
+    # one element further is no chunk's tail; the interpreter writes no chunks; and a plain
+    # store past the end is another mistake
+    assert testing.descriptor_store_chunks(case, [], [*tail, 1028], on_gpu=True) is None
+    assert testing.descriptor_store_chunks(case, [], tail, on_gpu=False) is None
+    plain = descriptor_case(out, "tl.store(out_ptr + offs, x + y, mask=offs <= n_elements)")
+    assert testing.descriptor_store_chunks(plain, [], [1025], on_gpu=True) is None
+    # rows of 70 fp16 (140 bytes), 80 apart: the chunk of each row's end reaches 2 past it
+    c = Guarded((3, 70), torch.float16, output=True, row_gap=10, dev="cpu")
+    assert testing.in_row_chunk_tails(c, [70, 71, 150, 231])
+    assert not testing.in_row_chunk_tails(c, [72]) and not testing.in_row_chunk_tails(c, [-1])
+
+
+# triton 3.9's own words (triton/language/core.py, runtime/autotuner.py and
+# runtime/_allocation.py of the 3.9.0 wheel), each with what replaces it
+@pytest.mark.parametrize(
+    ("message", "says"),
+    [
+        (
+            (
+                "NotImplementedError: Block pointers have been removed in favor of the tensor "
+                "descriptor API"
+            ),
+            "tl.make_tensor_descriptor",
+        ),
+        (
+            (
+                "ValueError: key contains names that are not kernel arguments: KK. Valid "
+                "argument names are: a_ptr, b_ptr, c_ptr, M, N, K."
+            ),
+            "key=['M', 'N', 'K']",
+        ),
+        (
+            (
+                "RuntimeError: Kernel requires a runtime memory allocation, but no allocator "
+                "was set. Use triton.set_allocator to specify an allocator."
+            ),
+            "triton.set_allocator(alloc)",
+        ),
+    ],
+    ids=["block pointers", "autotune key", "allocator"],
+)
+def test_a_break_between_triton_versions_is_named_with_its_fix(message, says):
+    assert says in explain(message)

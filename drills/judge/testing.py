@@ -1291,6 +1291,50 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
     return strides_sidestepped(case, watched) or config_not_used(case, watched)
 
 
+def in_row_chunk_tails(g: Guarded, offsets: list[int]) -> bool:
+    """Whether every offset lies past the end of one of the tensor's rows, before the next
+    16-byte boundary: where the last 16-byte chunk of a row that is not a whole number of them
+    reaches (rows start on such a boundary wherever a tensor descriptor may describe them)."""
+    t = g.tensor
+    if t.stride(-1) != 1:
+        return False
+    width, size = t.shape[-1], t.element_size()
+    if width * size % 16 == 0:
+        return False
+    chunk_end = -(-width * size // 16) * 16 // size  # from the row's start, in elements
+    rows, row_stride = (t.shape[0], t.stride(0)) if t.dim() == 2 else (1, chunk_end)
+    for offset in offsets:
+        row, column = divmod(offset, row_stride)
+        if not (0 <= row < rows and width <= column < chunk_end):
+            return False
+    return True
+
+
+def descriptor_store_chunks(case: Case, launches: list, outside: list[int], on_gpu: bool):
+    """Why a kernel that stores through a tensor descriptor wrote just past `out`'s rows, on
+    a GPU: TMA moves whole 16-byte chunks (triton issue #11583, documented in PR #11893), so
+    a store clipped at a row's end still writes the rest of its last chunk. None otherwise."""
+    source = getattr(case.fn.code, "source", None)
+    text = source.text if source is not None else ""
+    uses_descriptors = "tensor_descriptor" in text or "TensorDescriptor" in text
+    in_args = any(
+        isinstance(a, dict) and "descriptor" in a
+        for launch in launches
+        for a in launch.args.values()
+    )
+    if not (on_gpu and (uses_descriptors or in_args) and in_row_chunk_tails(case.out, outside)):
+        return None
+    t = case.out.tensor
+    row_bytes = t.shape[-1] * t.element_size()
+    return (
+        "A tensor descriptor's store on an NVIDIA GPU (TMA) writes whole 16-byte chunks: a row "
+        f"of `out` here is {row_bytes} bytes, not a multiple of 16, so the store also wrote the "
+        "rest of the row's last chunk, past its end (triton issue #11583; the CPU interpreter "
+        "does not). Where a row's size in bytes is not a multiple of 16, store through "
+        "pointers with a mask, tl.store(ptrs, values, mask=...), not the descriptor."
+    )
+
+
 def config_not_used(case: Case, watched: Watched) -> str | None:
     """A case that forces one autotune config: its launch must run with that config's values
     (the runner could otherwise report a good config's launch for a bad one)."""
@@ -1316,10 +1360,14 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
+        why = (
+            descriptor_store_chunks(case, watched.launches, outside, runtime.current().is_gpu)
+            or case.why_outside(launch, "out", outside)
+            or case.hints.outside
+        )
         return False, (
             f"wrote {_elements(len(outside))} outside the output: "
-            f"{_where(outside, case.out.span)}. "
-            f"{case.why_outside(launch, 'out', outside) or case.hints.outside}"
+            f"{_where(outside, case.out.span)}. {why}"
         )
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
