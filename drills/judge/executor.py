@@ -28,6 +28,7 @@ import pickle
 import socket
 import sys
 import traceback
+from collections.abc import Callable
 
 import torch
 import triton
@@ -95,11 +96,15 @@ def adapt_interpreter() -> None:
         # the interpreter patches the builtins of the modules a kernel sees (tl, tl.math), not a
         # name bound to one at import; the GPU compiler resolves such a name to the builtin
         for name, value in list(fn.__globals__.items()):
-            if id(value) in builtins:
-                lang, attr = builtins[id(value)]
+            try:
+                builtin, stand_in = builtins.get(value), libdevice_stand_ins.get(value)
+            except TypeError:  # unhashable (a tl.constexpr): neither
+                continue
+            if builtin is not None:
+                lang, attr = builtin
                 fn.__globals__[name] = getattr(lang, attr)  # the interpreter's version of it
-            elif id(value) in libdevice_stand_ins:
-                fn.__globals__[name] = libdevice_stand_ins[id(value)]
+            elif stand_in is not None:
+                fn.__globals__[name] = stand_in
         return scope
 
     def init(self, fn, arg_names, grid, *rest, **kwargs):
@@ -113,11 +118,12 @@ def adapt_interpreter() -> None:
     interpreter._patch_lang = patch_lang_with_tensor_range
 
 
-def unpatched_builtins() -> dict[int, tuple]:
-    """The builtins of triton.language and tl.math before the interpreter patches them, by id:
+def unpatched_builtins() -> dict[Callable, tuple]:
+    """The builtins of triton.language and tl.math before the interpreter patches them (held
+    here, so that no other object can take one's place in memory, as a freed one's would):
     (module, name), where the interpreter's version will be."""
     return {
-        id(value): (lang, name)
+        value: (lang, name)
         for lang in (tl, tl.core, tl.math)
         for name, value in vars(lang).items()
         if tl.core.is_builtin(value)

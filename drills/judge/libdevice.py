@@ -100,10 +100,11 @@ def stand_in(name: str) -> Callable:
     return missing(name)
 
 
-def install() -> dict[int, Callable]:
+def install() -> dict[Callable, Callable]:
     """Put the stand-ins in place in every libdevice module this triton has; returns them by
-    the id of the function each replaces, for names a kernel's module bound to one at import
-    (from triton.language.extra.libdevice import exp)."""
+    the function each replaces (held there, so that no other object takes a freed stub's
+    place in memory), for names a kernel's module bound to one at import (from
+    triton.language.extra.libdevice import exp)."""
     replaced = {}
     for module_name in MODULES:
         try:
@@ -113,6 +114,6 @@ def install() -> dict[int, Callable]:
         for name, function in list(vars(module).items()):
             if not inspect.isfunction(function) or function.__module__ != module_name:
                 continue  # not one of the module's own functions
-            replaced[id(function)] = stand_in(name)
-            setattr(module, name, replaced[id(function)])
+            replaced[function] = stand_in(name)
+            setattr(module, name, replaced[function])
     return replaced
