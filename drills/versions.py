@@ -26,7 +26,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -57,8 +56,7 @@ def parse(version: str) -> tuple[int, ...]:
 def tested_ranges() -> dict[str, str]:
     """pyproject.toml's ranges for torch and triton ("torch": ">=2.11,<2.15"): what the
     drills are tested on, stated there alone."""
-    with open(catalog.ROOT / "pyproject.toml", "rb") as f:
-        dependencies = tomllib.load(f)["project"]["dependencies"]
+    dependencies = bootstrap.requirements()
     pinned = (re.fullmatch(r"(torch|triton)(>=[\d.]+,<[\d.]+)", d) for d in dependencies)
     return {m[1]: m[2] for m in pinned if m}
 
