@@ -50,6 +50,11 @@ _KNOWN_ERRORS = {
     "needs scratch memory on a GPU: call triton.set_allocator(alloc) in host code before the "
     "launch, with alloc(size, alignment, stream) returning torch.empty(size, device='cuda', "
     "dtype=torch.int8).",
+    # triton 3.9 compiles chained comparisons; older versions refuse every one
+    r"simultaneous multiple comparison is not supported": "A chained comparison: `lo <= x < "
+    "hi` compiles from triton 3.9 on, and older versions refuse it. Often it is not meant: "
+    "`rows < M & cols < N` reads as rows < (M & cols) < N, since & binds tighter than a "
+    "comparison. Put each comparison in parentheses: (rows < M) & (cols < N).",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
 }

@@ -11,9 +11,10 @@ sys.executable. (PYTHONPATH would not do: runners start with `python -E`, which 
 learner code would run on .venv's triton whatever the row said.) pip keeps the wheels it
 downloads in its cache, and a version's folder is made once.
 
-Positives written in a style that a triton removed say so with `TRITON_BEFORE = "3.9"`: they
-are graded as positives before that version and, from it on, must fail with a message that
-names the removal.
+Positives written in a style that one triton removed or another introduced say so, with
+`TRITON_BEFORE = "3.9"` (block pointers) or `TRITON_FROM = "3.9"` (chained comparisons): they are
+graded as positives on the versions they are meant for and, on the others, must fail with a
+message that names the version where the style changed.
 """
 
 import ast
@@ -85,18 +86,28 @@ def environment(version: str) -> str:
     return bootstrap.venv_python(folder)
 
 
-def triton_before(path: Path) -> str | None:
-    """A positive's TRITON_BEFORE: the first triton that no longer runs its style."""
+def style_versions(path: Path) -> dict[str, str]:
+    """A positive's TRITON_FROM (the first triton that runs its style) and TRITON_BEFORE (the
+    first that no longer does), those it sets."""
+    said = {}
     for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TRITON_BEFORE":
-            return str(ast.literal_eval(node.value))
-    return None
+        name = getattr(node.targets[0], "id", "") if isinstance(node, ast.Assign) else ""
+        if name in ("TRITON_FROM", "TRITON_BEFORE"):
+            said[name] = str(ast.literal_eval(node.value))
+    return said
 
 
-def removed_on(path: Path, version: str) -> bool:
-    """Whether `version` is one on which this positive's style no longer runs."""
-    before = triton_before(path)
-    return before is not None and parse(version) >= parse(before)
+def meant_for(path: Path, version: str) -> bool:
+    """Whether `version` runs this positive's style."""
+    said = style_versions(path)
+    after_start = "TRITON_FROM" not in said or parse(version) >= parse(said["TRITON_FROM"])
+    before_end = "TRITON_BEFORE" not in said or parse(version) < parse(said["TRITON_BEFORE"])
+    return after_start and before_end
+
+
+def version_named(path: Path, message: str) -> bool:
+    """Whether a message tells a positive's style apart by the version where it changed."""
+    return any(f"triton {v}" in message for v in style_versions(path).values())
 
 
 def grade_drill(drill_id: str) -> dict:
@@ -142,14 +153,10 @@ def inside(version: str, *args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def removal_named(message: str) -> bool:
-    return "removed" in message and "triton" in message
-
-
 @dataclasses.dataclass
 class Cell:
     """One drill on one triton: the reference's score, the positives meant for this version
-    that got 100, and the older-style positives whose message names the removal."""
+    that got 100, and the others whose message names the version their style needs."""
 
     reference: float = 0.0
     meant: tuple[int, int] = (0, 0)
@@ -162,10 +169,11 @@ class Cell:
             return cls(error=graded["error"])
         meant, told = [], []
         for name, result in graded["positives"].items():
-            if removed_on(POSITIVES / drill.slug / f"{name}.py", version):
-                told.append(result["score"] < 100 and removal_named(result["first_lost"]))
-            else:
+            path = POSITIVES / drill.slug / f"{name}.py"
+            if meant_for(path, version):
                 meant.append(result["score"] == 100)
+            else:
+                told.append(result["score"] < 100 and version_named(path, result["first_lost"]))
         return cls(graded["reference"], (sum(meant), len(meant)), (sum(told), len(told)))
 
     @property
@@ -202,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     versions = args or SUPPORTED
     names = [f"{d.id} {d.title}" for d in catalog.DRILLS]
-    print("reference score · positives at 100/positives (+ older-style positives told why)")
+    print("reference score · positives at 100/positives (+ positives of other versions told why)")
     print(" | ".join(["triton", "runner's", *names]))
     failures = 0
     for version in versions:

@@ -76,9 +76,10 @@ def test_negative_control_loses_points_in_its_check(path, capsys):
 def test_correct_kernel_written_differently_gets_full_marks(path):
     result = grading.grade(catalog.find(path.parent.name), str(path), kind())
     failed = [f"{c.name}: {c.message}" for c in result.checks if c.scored and c.score < c.max_score]
-    if versions.removed_on(path, triton.__version__):
-        # a style this triton removed: the learner is told so, and what replaces it
-        assert failed and all(versions.removal_named(f) for f in failed), failed
+    if not versions.meant_for(path, triton.__version__):
+        # a style this triton removed, or does not have yet: the learner is told so, and how
+        # to write it here
+        assert failed and all(versions.version_named(path, f) for f in failed), failed
         return
     assert result.status == "passed" and result.score == 100, failed
 
@@ -732,8 +733,18 @@ def test_a_descriptor_store_past_a_row_end_on_a_gpu_is_told_as_tmas_16_byte_chun
             ),
             "triton.set_allocator(alloc)",
         ),
+        (
+            # triton 3.8's words, compiling `mask=0 <= offs < n` for sm_90
+            (
+                "UnsupportedLanguageConstruct at 3:37:\n"
+                "    tl.store(x_ptr + offs, 1.0, mask=0 <= offs < n)\n"
+                "                                     ^\n"
+                "simultaneous multiple comparison is not supported"
+            ),
+            "compiles from triton 3.9 on",
+        ),
     ],
-    ids=["block pointers", "autotune key", "allocator"],
+    ids=["block pointers", "autotune key", "allocator", "chained comparison"],
 )
 def test_a_break_between_triton_versions_is_named_with_its_fix(message, says):
     assert says in explain(message)

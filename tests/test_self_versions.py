@@ -31,11 +31,17 @@ def test_a_runner_imports_the_triton_it_is_graded_on(newest):
     assert versions.inside(newest, "runner") == {"triton": newest}
 
 
-def test_a_style_is_removed_from_the_version_its_positive_names(tmp_path):
-    positive = tmp_path / "block_pointers.py"
-    positive.write_text('import triton\n\nTRITON_BEFORE = "3.9"\n')
-    assert not versions.removed_on(positive, "3.8.0")
-    assert versions.removed_on(positive, "3.9.0") and versions.removed_on(positive, "3.10.1")
+def test_a_positive_is_meant_for_the_versions_its_style_names(tmp_path):
+    removed = tmp_path / "block_pointers.py"
+    removed.write_text('import triton\n\nTRITON_BEFORE = "3.9"\n')
+    assert versions.meant_for(removed, "3.8.0")
+    assert not versions.meant_for(removed, "3.9.0") and not versions.meant_for(removed, "3.10.1")
+    introduced = tmp_path / "chained_comparison.py"
+    introduced.write_text('TRITON_FROM = "3.9"\n')
+    assert not versions.meant_for(introduced, "3.8.0")
+    assert versions.meant_for(introduced, "3.9.0") and versions.meant_for(introduced, "3.10.1")
+    assert versions.version_named(introduced, "... from triton 3.9 on ...")
+    assert not versions.version_named(introduced, "... from triton 3.8 on ...")
 
 
 def test_the_pinned_triton_range_is_the_one_make_versions_grades():

@@ -7,6 +7,7 @@ from the text alone:
 - kernel_module(): the module of kernels the judge runs and compiles (drills.judge.kernel_module);
 - autotune_configs(): a kernel's autotune list (drills.judge.source_configs);
 - escapes(): what the host code does outside a kernel, as feedback (drills.judge.host_reading);
+- chained_comparisons(): comparisons in kernels that do not compute what they look like;
 - raises_not_started(), defines_function(), autotuned(), jit_function_names().
 """
 
@@ -148,6 +149,20 @@ class LearnerSource:
             check.visit(stmt)
         return sorted(set(check.findings), key=lambda f: (f.line, f.what))
 
+    def chained_comparisons(self, chains_compile: bool) -> list[Finding]:
+        """Chained comparisons in the kernels, as feedback: `a < M & b < N`, which Python reads
+        as a < (M & b) < N, and, where this triton has no chains (before 3.9), any other."""
+        found = []
+        for kernel in self.tree.body:
+            if not self.is_jit(kernel):
+                continue
+            for node in ast.walk(kernel):
+                if isinstance(node, ast.Compare) and len(node.ops) > 1:
+                    what = precedence_mistake(node) or (not chains_compile and chain_refused(node))
+                    if what:
+                        found.append(Finding(node.lineno, what))
+        return found
+
     def defines_function(self, name: str) -> bool:
         return name in self.top_level
 
@@ -174,3 +189,57 @@ class LearnerSource:
 
         environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
         return KernelModule(self, environ).build()
+
+
+# ---------------------------------------------------------------------------------------------
+# Chained comparisons in kernels
+# ---------------------------------------------------------------------------------------------
+
+SYMBOLS = {
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+}
+
+
+def precedence_mistake(chain: ast.Compare) -> str | None:
+    """`rows < M & cols < N`: & binds tighter than <, so Python reads a chain of two
+    comparisons around `M & cols`, where two comparisons joined by & were meant."""
+    middle = chain.comparators[0]
+    if len(chain.ops) != 2 or not (
+        isinstance(middle, ast.BinOp) and type(middle.op) in (ast.BitAnd, ast.BitOr, ast.BitXor)
+    ):
+        return None
+    first, second = (SYMBOLS.get(type(op), "?") for op in chain.ops)
+    left, right = ast.unparse(chain.left), ast.unparse(chain.comparators[1])
+    meant = ast.BinOp(
+        ast.Compare(chain.left, chain.ops[:1], [middle.left]),
+        middle.op,
+        ast.Compare(middle.right, chain.ops[1:], chain.comparators[1:]),
+    )
+    return (
+        f"`{ast.unparse(chain)}` reads as `{left} {first} ({ast.unparse(middle)}) {second} "
+        f"{right}`: in Python, {SYMBOLS[type(middle.op)]} binds tighter than a comparison. "
+        f"Put each comparison in parentheses: `{ast.unparse(meant)}`"
+    )
+
+
+def chain_refused(chain: ast.Compare) -> str:
+    """A chained comparison on a triton before 3.9, which has none."""
+    sides = [chain.left, *chain.comparators]
+    pairs = [
+        ast.Compare(left, [op], [right])
+        for left, op, right in zip(sides[:-1], chain.ops, sides[1:], strict=True)
+    ]
+    return (
+        f"`{ast.unparse(chain)}` is a chained comparison, which kernels have from triton 3.9 "
+        "on: before it, the interpreter keeps only the last comparison (it counts a block as "
+        "true) and a GPU compiler refuses it. Write "
+        f"`{' & '.join(f'({ast.unparse(p)})' for p in pairs)}`"
+    )

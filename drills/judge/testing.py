@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 import pytest
 import torch
+import triton
 
-from drills import catalog, runtime
+from drills import catalog, runtime, versions
 from drills.errors import explain  # noqa: F401 - the suites' import of it
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
@@ -909,11 +910,15 @@ def watch(
                 )
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
             # asking the runner for the same call with the next config
-            if e.kind != "out_of_resources" or case.config is not None:
-                raise
             config = (config or 0) + 1
-            if config >= len(case.fn.code.configs()):
-                raise
+            if (
+                e.kind != "out_of_resources"
+                or case.config is not None
+                or config >= len(case.fn.code.configs())
+            ):
+                # a kernel that crashed or did not compile: a mask written as a chain is a
+                # likely cause of either
+                raise LearnerError(e.kind, f"{e}{read_in_kernels(case)}") from None
             case.out.reset()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
     counted = reply.get("reads_outside_count")
@@ -1019,6 +1024,18 @@ def read_in_source(case: Case) -> str:
     return "\nRead in your host code: " + "; ".join(map(str, found)) if found else ""
 
 
+# triton 3.9 compiles `lo <= x < hi` (and its interpreter runs it) as (lo <= x) & (x < hi)
+CHAINS_COMPILE = versions.parse(triton.__version__) >= (3, 9)
+
+
+def read_in_kernels(case: Case) -> str:
+    """Comparisons in the kernels that do not compute what they look like (`rows < M & cols <
+    N`): said beside any failure, whatever its symptom, since a wrong mask shows as many."""
+    source = case.fn.code.source
+    found = source.chained_comparisons(CHAINS_COMPILE) if source else []
+    return "\nRead in your kernels: " + "; ".join(map(str, found[:3])) if found else ""
+
+
 def strides_sidestepped(case: Case, watched: Watched) -> str | None:
     """A check about strides: a copy of an operand or of the result sidesteps them."""
     tensors = [g.tensor for g in case.inputs.values()] + [case.out.tensor]
@@ -1041,7 +1058,7 @@ def check_allocates(case: Case) -> None:
     _bits(result).fill_(_canary_bits(want.dtype, output=True))
 
     def fail(message: str) -> None:
-        pytest.fail(f"case {case.name}: {call}: {message}", pytrace=False)
+        pytest.fail(f"case {case.name}: {call}: {message}{read_in_kernels(case)}", pytrace=False)
 
     def returns_wrong(got: Returned) -> str | None:
         """Read before anything runs: the judge fetches only a result of the expected shape."""
@@ -1285,7 +1302,7 @@ def failure(case: Case, watched: Watched, before: dict) -> str | None:
         if output_wrong:
             message = (why_not_the_kernel(watched, case.hints) or message) + read_in_source(case)
             message += KEPT_ADVICE if watched.kept else ""
-        return message
+        return message + read_in_kernels(case)
     if not watched.returned.is_view_of(case.out.tensor):
         return "when `out` is given, the function must write into it and return it."
     return strides_sidestepped(case, watched) or config_not_used(case, watched)
