@@ -14,7 +14,9 @@ downloads in its cache, and a version's folder is made once.
 Positives written in a style that one triton removed or another introduced say so, with
 `TRITON_BEFORE = "3.9"` (block pointers) or `TRITON_FROM = "3.9"` (chained comparisons): they are
 graded as positives on the versions they are meant for and, on the others, must fail with a
-message that names the version where the style changed.
+message that names the version where the style changed. Negatives whose mistake looks different
+from one version to the next say so with `TRITON_CHANGES_AT = "3.9"`: each version grades them
+too, and they must lose their checks with their words on every one.
 """
 
 import ast
@@ -38,6 +40,7 @@ SUPPORTED = ("3.6.0", "3.7.1", "3.8.0", "3.9.0")
 NEWEST = SUPPORTED[-1]
 FOLDER = catalog.ROOT / ".versions"
 POSITIVES = catalog.ROOT / "tests" / "positives"
+NEGATIVES = catalog.ROOT / "tests" / "negatives"
 
 # A T1 file whose add says which triton it imported: graded, it shows the runner's version.
 SAYS_ITS_TRITON = """
@@ -110,6 +113,27 @@ def version_named(path: Path, message: str) -> bool:
     return any(f"triton {v}" in message for v in style_versions(path).values())
 
 
+def negative_meta(path: Path) -> dict:
+    """A negative's declarations: LOSES, the checks it must lose; SAYS, words its first lost
+    check must contain; MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught;
+    TRITON_CHANGES_AT, the version where what a learner sees of its mistake changes."""
+    values = {"MAX_SCORE": 100, "RUNTIMES": ["interpreter", "gpu"], "TRITON_CHANGES_AT": None}
+    for node in ast.parse(path.read_text()).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:
+            values[target.id] = ast.literal_eval(node.value)
+    return values
+
+
+def caught(path: Path, checks: dict) -> bool:
+    """Whether a negative, graded, lost each check it names, with its words in the first
+    (`checks`: name -> (score, message))."""
+    meta = negative_meta(path)
+    lost = [checks.get(name, (1, ""))[0] == 0 for name in meta["LOSES"]]
+    first = checks.get(meta["LOSES"][0], (0, ""))[1]
+    return all(lost) and meta["SAYS"] in first
+
+
 def grade_drill(drill_id: str) -> dict:
     """Run inside a version's environment: the reference's grade, and each positive's."""
     from drills import grading
@@ -121,7 +145,13 @@ def grade_drill(drill_id: str) -> dict:
         result = grading.grade(drill, str(path), "interpreter")
         lost = [c.message for c in result.checks if c.scored and c.score < c.max_score]
         positives[path.stem] = {"score": result.score, "first_lost": (lost or [""])[0][:2000]}
-    return {"reference": reference.score, "positives": positives}
+    negatives = {}
+    for path in sorted((NEGATIVES / drill.slug).glob("*.py")):
+        if negative_meta(path)["TRITON_CHANGES_AT"]:
+            result = grading.grade(drill, str(path), "interpreter")
+            checks = {c.name: (c.score, c.message) for c in result.checks}
+            negatives[path.stem] = caught(path, checks)
+    return {"reference": reference.score, "positives": positives, "negatives": negatives}
 
 
 def runner_triton() -> str:
@@ -161,6 +191,7 @@ class Cell:
     reference: float = 0.0
     meant: tuple[int, int] = (0, 0)
     told: tuple[int, int] = (0, 0)
+    caught: tuple[int, int] = (0, 0)  # the negatives whose mistake changes between versions
     error: str = ""
 
     @classmethod
@@ -174,18 +205,25 @@ class Cell:
                 meant.append(result["score"] == 100)
             else:
                 told.append(result["score"] < 100 and version_named(path, result["first_lost"]))
-        return cls(graded["reference"], (sum(meant), len(meant)), (sum(told), len(told)))
+        caught = list(graded["negatives"].values())
+        return cls(
+            graded["reference"],
+            (sum(meant), len(meant)),
+            (sum(told), len(told)),
+            (sum(caught), len(caught)),
+        )
 
     @property
     def ok(self) -> bool:
-        every = self.meant[0] == self.meant[1] and self.told[0] == self.told[1]
+        every = all(done == of for done, of in (self.meant, self.told, self.caught))
         return not self.error and self.reference == 100 and every
 
     def __str__(self) -> str:
         if self.error:
             return "error"
         text = f"{self.reference:.0f} · {self.meant[0]}/{self.meant[1]}"
-        return text + (f" (+{self.told[0]}/{self.told[1]} told)" if self.told[1] else "")
+        text += f" (+{self.told[0]}/{self.told[1]} told)" if self.told[1] else ""
+        return text + (f" · {self.caught[0]}/{self.caught[1]} caught" if self.caught[1] else "")
 
 
 def row(version: str) -> tuple[list[str], bool]:
@@ -210,7 +248,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     versions = args or SUPPORTED
     names = [f"{d.id} {d.title}" for d in catalog.DRILLS]
-    print("reference score · positives at 100/positives (+ positives of other versions told why)")
+    print(
+        "reference score · positives at 100/positives (+ positives of other versions told why)"
+        " · negatives whose mistake changes between versions caught/negatives"
+    )
     print(" | ".join(["triton", "runner's", *names]))
     failures = 0
     for version in versions:

@@ -3,7 +3,6 @@ wrong kernel, tests/negatives/) loses points in the check that claims to catch i
 positive control (a correct kernel written differently, tests/positives/) gets full marks, and
 a drill that crashes, hangs or cannot be imported never costs another drill its grade."""
 
-import ast
 import json
 import os
 import shutil
@@ -32,20 +31,9 @@ def kind() -> str:
     return runtime.current().kind
 
 
-def negative_meta(path: Path) -> dict:
-    """LOSES: the checks it must lose; SAYS: words its first lost check must contain;
-    optional MAX_SCORE: the most it may score in all; optional RUNTIMES: where it is caught."""
-    values = {"MAX_SCORE": 100, "RUNTIMES": ["interpreter", "gpu"]}
-    for node in ast.parse(path.read_text()).body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else None
-        if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:
-            values[target.id] = ast.literal_eval(node.value)
-    return values
-
-
 @pytest.mark.parametrize("path", NEGATIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_negative_control_loses_points_in_its_check(path, capsys):
-    meta = negative_meta(path)
+    meta = versions.negative_meta(path)
     loses, says = meta["LOSES"], meta["SAYS"]
     if kind() not in meta["RUNTIMES"]:
         pytest.skip(f"this mistake is only caught on: {', '.join(meta['RUNTIMES'])}")
