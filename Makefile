@@ -8,7 +8,7 @@
 #   make reset DRILL=t2                                       back up mine/, restore the stub
 #   make compare DRILL=t2 [YES=1]                             your file beside the reference
 #   make doctor                                               check the environment
-#   make versions                                             references, positives, each triton
+#   make versions                                             references, positives, negatives, each triton
 #   make run FILE=content/experiments/t2_long_rows.py         a lesson's script, in .venv
 #   make test                                                 the repo's own tests
 

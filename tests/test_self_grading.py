@@ -736,3 +736,20 @@ def test_a_descriptor_store_past_a_row_end_on_a_gpu_is_told_as_tmas_16_byte_chun
 )
 def test_a_break_between_triton_versions_is_named_with_its_fix(message, says):
     assert says in explain(message)
+
+
+def test_an_autotune_key_that_is_not_an_argument_is_named_on_every_triton(tmp_path):
+    """Before 3.9 triton drops such a name from the key (a note, no points lost: the values are
+    right); 3.9 refuses the file (a message naming the fix)."""
+    reference = (ROOT / "solutions" / "t4_matmul.py").read_text()
+    typo = reference.replace('key=["M", "N", "K", ', 'key=["M", "N", "K_dim", ')
+    assert typo != reference, "the reference's autotune key moved: update this test"
+    (tmp_path / "t4_matmul.py").write_text(typo)
+    name = "computes its grid from the config autotune chose (every config)"
+    result = grading.grade(catalog.find("t4"), str(tmp_path), kind(), only_checks=[name])
+    check = next(c for c in result.checks if c.name == name)
+    if versions.parse(triton.__version__) >= (3, 9):
+        assert check.score == 0 and "key=['M', 'N', 'K']" in check.message, check.message
+    else:
+        assert check.score == check.max_score, check.message
+        assert "['K_dim'], which are not its arguments" in check.message, check.message

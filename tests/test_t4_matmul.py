@@ -170,6 +170,15 @@ def autotune_configs(impl) -> list[tuple[str, dict]]:
     claimed = impl.configs()
     if not claimed:  # the matmul_kernel the file launches is another (a plain @triton.jit)
         pytest.fail(not_autotuned, pytrace=False)
+    strays = impl.autotune_key_strays("matmul_kernel")
+    if strays:
+        note(
+            f"matmul_kernel's autotune key names {strays}, which are not its arguments: this "
+            "triton drops such names from the key, so what they were meant to follow never "
+            "re-tunes the kernel (with no name left, it tunes once, for the first shape, and "
+            "keeps that config for every other); triton 3.9 refuses the file. Use the "
+            "kernel's own argument names: key=['M', 'N', 'K']."
+        )
     listed = impl.source_configs("matmul_kernel")
     if listed is None:
         return [(c, {}) for c in claimed]

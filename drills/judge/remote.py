@@ -439,7 +439,13 @@ class Runner(Child):
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:2000]
-        return f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
+        # an import runs the decorators: triton 3.9's autotune refuses a key it cannot follow
+        meaning = explain(text)
+        meaning = f"\n{meaning}" if meaning else ""
+        return (
+            f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
+            f"{meaning}"
+        )
 
 
 class Executor(Child):
@@ -631,6 +637,10 @@ class LearnerCode:
         """`kernel`'s autotune configs as the judge reads them in the source (with on_a_gpu,
         as a GPU machine would have them), or None."""
         return self.source.autotune_configs(kernel, on_a_gpu) if self.source is not None else None
+
+    def autotune_key_strays(self, kernel: str) -> list[str]:
+        """Names in `kernel`'s autotune key that are not its arguments, as the judge reads them."""
+        return self.source.autotune_key_strays(kernel) if self.source is not None else []
 
     def check_readable(self, entry: str) -> None:
         """What the judge can tell from the source alone, before anything runs."""

@@ -103,6 +103,18 @@ class LearnerSource:
         environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
         return autotune_configs(self.tree, name, environ)
 
+    def autotune_key_strays(self, name: str) -> list[str]:
+        """The names in `name`'s autotune key that are not arguments of the kernel: triton 3.9
+        refuses them; older versions drop them, and the kernel never tunes again."""
+        from drills.judge.source_configs import autotune_argument
+
+        kernel = self.top_level_def(name)
+        key = autotune_argument(self.tree, name, "key") if self.autotuned(name) else None
+        if kernel is None or not isinstance(key, (list, tuple)):
+            return []
+        arguments = {a.arg for a in kernel.args.posonlyargs + kernel.args.args}
+        return [k for k in key if isinstance(k, str) and k not in arguments]
+
     def jit_decorator(self, decorator: ast.expr) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         return any(".".join(path) in JIT_DECORATORS for path in self.resolve(target))

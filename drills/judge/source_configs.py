@@ -103,6 +103,18 @@ def autotune_configs(
 ) -> list[triton.Config] | None:
     """The configs of the last top-level `kernel` under @triton.autotune, as the module
     computes them in `environ`, or None when they cannot be read."""
+    value = autotune_argument(tree, kernel, "configs", environ)
+    if value is None:
+        return None
+    configs = list(value)
+    return configs if all(isinstance(c, triton.Config) for c in configs) else None
+
+
+def autotune_argument(
+    tree: ast.Module, kernel: str, argument: str, environ: Mapping[str, str] = os.environ
+):
+    """One argument of the @triton.autotune over the last top-level `kernel` ("configs",
+    "key"), as the module computes it in `environ`, or None when it cannot be read."""
     defs = [
         (i, s)
         for i, s in enumerate(tree.body)
@@ -117,15 +129,18 @@ def autotune_configs(
             reader.statement(stmt, reader.globals)
         for decorator in fn.decorator_list:
             if isinstance(decorator, ast.Call) and reader.names_autotune(decorator.func):
-                configs = next((k.value for k in decorator.keywords if k.arg == "configs"), None)
-                if configs is None and decorator.args:
-                    configs = decorator.args[0]
-                value = list(reader.expression(configs, reader.globals))
-                if all(isinstance(c, triton.Config) for c in value):
-                    return value
+                given = next((k.value for k in decorator.keywords if k.arg == argument), None)
+                position = AUTOTUNE_POSITIONS[argument]
+                if given is None and len(decorator.args) > position:
+                    given = decorator.args[position]
+                return None if given is None else reader.expression(given, reader.globals)
     except (Unreadable, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
         return None
     return None
+
+
+# where triton.autotune(configs, key, ...) takes each argument given without its name
+AUTOTUNE_POSITIONS = {"configs": 0, "key": 1}
 
 
 def decided(test: ast.expr, before: list[ast.stmt], environ: Mapping[str, str]) -> bool | None:
