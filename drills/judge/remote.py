@@ -489,12 +489,16 @@ class Executor(Child):
         too_big = _too_big(error.get("resources"))
         if too_big:
             return "out_of_resources", too_big
-        meaning = explain(text)
-        meaning = f"\n{meaning}" if meaning else ""
         if error.get("fatal"):
             where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
-            return "cuda_fault", f"your kernel raised {kind}: {text}{where}{meaning}"
-        return "failed", f"your kernel raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
+            meaning = explain(text)
+            return "cuda_fault", f"your kernel raised {kind}: {text}{where}" + (
+                f"\n{meaning}" if meaning else ""
+            )
+        raised = f"{kind}: {text}{_where(self.shown_as, error)}"
+        # the line it stopped at may be the whole clue: an assertion without a message
+        meaning = explain(raised)
+        return "failed", f"your kernel raised {raised}" + (f"\n{meaning}" if meaning else "")
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
