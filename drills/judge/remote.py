@@ -497,7 +497,7 @@ class Executor(Child):
             )
         raised = f"{kind}: {text}{_where(self.shown_as, error)}"
         # the line it stopped at may be the whole clue: an assertion without a message
-        meaning = explain(raised)
+        meaning = explain(text) or explain(raised)
         return "failed", f"your kernel raised {raised}" + (f"\n{meaning}" if meaning else "")
 
     def _import_failure(self, hello: dict) -> str:
