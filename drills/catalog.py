@@ -26,6 +26,11 @@ class Drill:
     def lesson(self) -> Path:
         return ROOT / "content" / f"{self.slug}.md"
 
+    @property
+    def hints(self) -> Path:
+        """The drill's hints, which `make hint` shows one at a time (not on the lesson's page)."""
+        return ROOT / "content" / "hints" / f"{self.slug}.md"
+
     def source(self, impl: str) -> Path:
         """The file graded for `impl`: "mine", "solutions", or a folder holding `<slug>.py`."""
         folder = ROOT / impl if impl in ("mine", "solutions") else Path(impl)

@@ -9,6 +9,7 @@ import importlib.metadata
 import os
 import platform
 from dataclasses import dataclass
+from pathlib import Path
 
 _TRUTHY = ("1", "true", "yes", "on", "y")
 
@@ -41,6 +42,26 @@ def no_cuda_driver() -> bool:
     except OSError:
         return True
     return False
+
+
+def exit_unless_gpu(script: str) -> None:
+    """For a lesson's experiment that times kernels on a GPU: where there is none, one line
+    that says so, and exit status 2, instead of torch's traceback."""
+    import sys
+
+    if not no_cuda_driver():
+        import torch
+
+        if torch.cuda.is_available():
+            return
+    stored = Path(script).resolve().with_suffix(".out")
+    if stored.is_relative_to(Path.cwd()):
+        stored = stored.relative_to(Path.cwd())
+    seen = f": what it printed on an H200 is in {stored}" if stored.exists() else ""
+    print(
+        f"{Path(script).name} needs an NVIDIA GPU, and this machine has none{seen}", file=sys.stderr
+    )
+    sys.exit(2)
 
 
 def interpret_where_no_gpu_can_be() -> None:

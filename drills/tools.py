@@ -28,13 +28,9 @@ BACKUPS = catalog.ROOT / "mine" / ".backup"
 
 
 def hints_of(drill: catalog.Drill) -> list[str]:
-    """The '### Hint N' sections of the lesson's '## Hints', in order."""
-    text = drill.lesson.read_text()
-    section = text.split("\n## Hints\n", 1)
-    if len(section) < 2:
-        return []
-    body = section[1].split("\n## ", 1)[0]
-    return [h.strip() for h in re.split(r"^### Hint \d+\n", body, flags=re.MULTILINE)[1:]]
+    """The '### Hint N' sections of the drill's hints page, in order."""
+    text = drill.hints.read_text()
+    return [h.strip() for h in re.split(r"^### Hint \d+\n", text, flags=re.MULTILINE)[1:]]
 
 
 def hint(drill: catalog.Drill) -> int:

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from drills import catalog
+from drills import catalog, runtime
 
 ROOT = catalog.ROOT
-LESSONS = sorted((ROOT / "content").glob("t*.md"))
+# the lessons, and the hints `make hint` shows one at a time (content/hints/)
+LESSONS = sorted((ROOT / "content").glob("t*.md")) + [d.hints for d in catalog.DRILLS]
 REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
 LINK = re.compile(r"\]\(((?!https?:)[\w./-]+\.\w+)\)")  # relative markdown links and images
 
@@ -23,7 +24,7 @@ def python_blocks(path):
     return re.findall(r"```python\n(.*?)```", path.read_text(), re.DOTALL)
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_paths_exist(lesson):
     text = lesson.read_text()
     missing = [p for p in REPO_PATH.findall(text) if not (ROOT / p).exists()]
@@ -31,13 +32,13 @@ def test_lesson_paths_exist(lesson):
     assert not missing, f"{lesson.name} refers to files that do not exist: {missing}"
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_snippets_parse(lesson):
     for block in python_blocks(lesson):
         compile(block, lesson.name, "exec")
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_interpreter_snippets_run(lesson, tmp_path):
     """Snippets that switch the interpreter on are meant to run anywhere: run them."""
     runnable = [b for b in python_blocks(lesson) if 'os.environ["TRITON_INTERPRET"]' in b]
@@ -117,7 +118,7 @@ def test_lesson_does_not_show_the_tests_before_a_pass(lesson):
     assert not early, f"{lesson.name} points into tests/ before a pass: {early}"
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_links_are_well_formed(lesson):
     for url in URL.findall(lesson.read_text()):
         assert url.startswith("https://"), f"{lesson.name}: not https: {url}"
@@ -167,9 +168,19 @@ def called_names(block: str) -> set[str]:
 def test_lesson_snippets_call_what_the_drill_has(drill):
     """A name a snippet calls without defining it is the stub's or the reference's."""
     known = top_level_names(drill.stub) | top_level_names(drill.source("solutions"))
-    for block in python_blocks(drill.lesson):
-        unknown = called_names(block) - known
-        assert not unknown, f"{drill.lesson.name} calls what neither file defines: {unknown}"
+    for page in (drill.lesson, drill.hints):
+        for block in python_blocks(page):
+            unknown = called_names(block) - known
+            assert not unknown, f"{page.name} calls what neither file defines: {unknown}"
+
+
+@pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
+def test_a_lesson_leaves_its_hints_to_make_hint(drill):
+    """A hint printed on the lesson's page is read while scrolling, the near-solution one too:
+    the page says how to ask for one instead."""
+    text = drill.lesson.read_text()
+    assert not re.search(r"^#+ Hints?\b", text, flags=re.MULTILINE), drill.lesson.name
+    assert f"`make hint DRILL={drill.id}`" in text, drill.lesson.name
 
 
 NUMBER_WORDS = {
@@ -283,7 +294,7 @@ def command_problem(command: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_commands_run_as_written(lesson):
     commands = shell_commands(lesson.read_text())
     problems = [f"{c}: {command_problem(c)}" for c in commands if command_problem(c)]
@@ -370,3 +381,31 @@ def test_pages_quote_no_output_that_is_not_stored(page):
 def test_the_unstored_check_reads_across_a_line_break():
     assert UNSTORED.search("that output was not\nstored") and UNSTORED.search("Not kept")
     assert not UNSTORED.search("The output is stored: the table")
+
+
+GPU_EXPERIMENTS = sorted(p for p in EXPERIMENTS.glob("*.py") if "Needs a GPU" in p.read_text())
+GUARD = "from drills.runtime import exit_unless_gpu\nexit_unless_gpu(__file__)\nimport torch"
+
+
+@pytest.mark.parametrize("script", GPU_EXPERIMENTS, ids=lambda p: p.stem)
+def test_an_experiment_that_needs_a_gpu_checks_for_one_before_torch(script):
+    assert GUARD in script.read_text(), f"{script.name} does not call exit_unless_gpu first"
+
+
+@pytest.mark.skipif(not runtime.no_cuda_driver(), reason="this machine can load a CUDA driver")
+def test_an_experiment_says_in_one_line_that_it_needs_a_gpu_and_exits_2():
+    # the README's example of `make run`
+    done = subprocess.run(
+        [sys.executable, "content/experiments/t2_long_rows.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stdout)
+    said = (
+        "t2_long_rows.py needs an NVIDIA GPU, and this machine has none: what it printed on "
+        "an H200 is in content/experiments/t2_long_rows.out"
+    )
+    assert done.stderr.strip().splitlines() == [said], done.stderr

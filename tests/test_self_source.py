@@ -833,3 +833,34 @@ def test_only_triton_math_imports_and_safe_constants_are_kept(tmp_path):
         )
     ]
     assert "k" in jit_functions(learner_source)
+
+
+def test_a_compile_error_is_placed_at_a_line_of_the_learners_file(tmp_path):
+    """triton counts a compile error's line from the kernel's `def`; the learner reads files."""
+    path = tmp_path / "t1_add.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import triton
+            import triton.language as tl
+
+
+            @triton.jit
+            def add_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                if x > 0:
+                    tl.store(x_ptr + offs, x, mask=offs < n)
+            """
+        )
+    )
+    learner = source.read(path, "mine/t1_add.py")
+    signature = {"x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    ast_source = triton.compiler.ASTSource(
+        fn=jit_functions(learner)["add_kernel"], signature=signature, constexprs={"BLOCK": 16}
+    )
+    with pytest.raises(triton.compiler.CompilationError) as refused:
+        triton.compile(ast_source, target=GPUTarget("cuda", 90, 32))
+    message = str(refused.value)
+    assert "at 4:4:\ndef add_kernel(" in message  # triton's count, from the def
+    assert "at mine/t1_add.py, line 9, column 4:\ndef add_kernel(" in learner.in_file_lines(message)

@@ -3,8 +3,9 @@ shapes where the reference did not (fp32 1024 x 65536; fp16 4096 x 4096, 4096 x 
 1024 x 65536)? Needs a GPU. This is the script, as it ran, behind the numbers in
 content/t2_notes.md; its output is in t2_bandwidth_sweep.out.
 
-Three families, each checked against torch.softmax before it is timed:
-  whole row    the reference's kernel, one row per program, num_warps 4 to 32
+Four families, each checked against torch.softmax before it is timed:
+  whole row    the reference's kernel, one row per program, num_warps 4 to 32 (and, at 4096
+               columns or fewer, 2 or 4 rows per program with 4 or 8 warps)
   row loop     a fixed number of programs per SM, each looping over rows with tl.range, whose
                num_stages lets the compiler load the next row while this one is reduced
   two reads    rows read in chunks twice: an online max and sum, then the normalised write
@@ -15,6 +16,8 @@ Run from the repository root: .venv/bin/python content/experiments/t2_bandwidth_
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton
 import triton.language as tl
 from triton.testing import do_bench

@@ -1,11 +1,14 @@
-"""t2, lesson §8: registers, spills and speed of the reference kernel at 1024 x 65536 for 8, 16
-and 32 warps, in fp32 and fp16, beside torch.softmax. Needs a GPU. This is the script, as it
-ran, behind the numbers in content/t2_softmax.md.
+"""t2, lesson §10: registers, spills and speed of the reference kernel at 1024 x 65536 for 8,
+16 and 32 warps, in fp32 and fp16, beside torch.softmax. Needs a GPU. This is the script, as it
+ran (the GPU check at its top came later), behind the numbers in content/t2_notes.md, "Long rows:
+warps and spills".
 
 Run from the repository root: python3 content/experiments/t2_long_rows.py
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton
 from triton.testing import do_bench
 from solutions.t2_softmax import softmax_kernel

@@ -1,11 +1,14 @@
-"""t2, lesson §11: rows per program and warps for the short rows (4096 x 256 and 4096 x 1024),
+"""t2, lesson §9: rows per program and warps for the short rows (4096 x 256 and 4096 x 1024),
 fp32 and fp16, against torch.softmax, 3 alternating rounds of do_bench medians. Needs a GPU.
-This is the script, as it ran, behind the numbers in content/t2_softmax.md.
+This is the script, as it ran (the GPU check at its top came later), behind the numbers in
+content/t2_notes.md, "Short rows: the reference's rules".
 
 Run from the repository root: python3 content/experiments/t2_short_rows.py
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton
 from triton.testing import do_bench
 from solutions.t2_softmax import softmax_kernel

@@ -14,6 +14,8 @@ Run from the repository root: python3 content/experiments/t4_host_overhead.py
 """
 import sys, time
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton
 from triton.testing import do_bench, do_bench_cudagraph
 from solutions.t4_matmul import matmul as drill_matmul

@@ -15,6 +15,8 @@ Run from the repository root: python3 content/experiments/t4_persistent_parts.py
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
 from solutions import t4_matmul_persistent as ref

@@ -11,6 +11,8 @@ Run from the repository root: python3 content/experiments/t4_square.py
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton, triton.language as tl
 from triton.testing import do_bench
 from solutions.t4_matmul import grouped_tile

@@ -10,6 +10,8 @@ Run from the repository root: python3 content/experiments/t4_transposed_b.py
 """
 import sys
 sys.path.insert(0, ".")
+from drills.runtime import exit_unless_gpu
+exit_unless_gpu(__file__)
 import torch, triton
 from triton.testing import do_bench
 from solutions.t4_matmul import GPU_CONFIGS, launch as launch_tiled, matmul_kernel

@@ -201,7 +201,7 @@ def check_compiles(case) -> None:
     import pytest
 
     from drills import runtime
-    from drills.judge.testing import failure, watch
+    from drills.judge.testing import failure, in_file_lines, watch
 
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
@@ -214,7 +214,7 @@ def check_compiles(case) -> None:
     if errors:
         pytest.fail(
             f"case {case.name}: runs on the CPU interpreter but does not compile for a GPU "
-            f"(sm_90):\n{errors[0]}",
+            f"(sm_90):\n{in_file_lines(case, errors[0])}",
             pytrace=False,
         )
 

@@ -13,6 +13,7 @@ from the text alone:
 
 import ast
 import os
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -175,6 +176,19 @@ class LearnerSource:
                         found.append(Finding(node.lineno, what))
         return found
 
+    def in_file_lines(self, message: str) -> str:
+        """A compile error's positions, which triton counts from each kernel's `def` line
+        ("at 3:37:"), as lines of the learner's file."""
+
+        def in_file(found: re.Match) -> str:
+            kernel = self.top_level_def(found["kernel"])
+            if kernel is None:
+                return found[0]
+            line = kernel.lineno + int(found["line"]) - 1
+            return f"at {self.shown_as}, line {line}, column {found['column']}:\n{found['def']}"
+
+        return COMPILE_POSITION.sub(in_file, message)
+
     def defines_function(self, name: str) -> bool:
         return name in self.top_level
 
@@ -201,6 +215,13 @@ class LearnerSource:
 
         environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
         return KernelModule(self, environ).build()
+
+
+# triton's position in a compile error: the line counted from the kernel's `def` (line 1), and
+# the source shown from that `def` on
+COMPILE_POSITION = re.compile(
+    r"\bat (?P<line>\d+):(?P<column>\d+):\n(?P<def>def (?P<kernel>\w+)\()"
+)
 
 
 # ---------------------------------------------------------------------------------------------

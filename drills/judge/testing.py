@@ -918,7 +918,9 @@ def watch(
             ):
                 # a kernel that crashed or did not compile: a mask written as a chain is a
                 # likely cause of either
-                raise LearnerError(e.kind, f"{e}{read_in_kernels(case)}") from None
+                raise LearnerError(
+                    e.kind, f"{in_file_lines(case, str(e))}{read_in_kernels(case)}"
+                ) from None
             case.out.reset()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
     counted = reply.get("reads_outside_count")
@@ -1026,6 +1028,12 @@ def read_in_source(case: Case) -> str:
 
 # triton 3.9 compiles `lo <= x < hi` (and its interpreter runs it) as (lo <= x) & (x < hi)
 CHAINS_COMPILE = versions.parse(triton.__version__) >= (3, 9)
+
+
+def in_file_lines(case: Case, message: str) -> str:
+    """A compile error's positions as lines of the learner's file."""
+    source = case.fn.code.source
+    return source.in_file_lines(message) if source else message
 
 
 def read_in_kernels(case: Case) -> str:
