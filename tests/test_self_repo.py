@@ -14,8 +14,11 @@ import pytest
 from drills import catalog, runtime
 
 ROOT = catalog.ROOT
-# the lessons, and the hints `make hint` shows one at a time (content/hints/)
-LESSONS = sorted((ROOT / "content").glob("t*.md")) + [d.hints for d in catalog.DRILLS]
+# the lessons, the pages they share, and the hints `make hint` shows one at a time
+SHARED_PAGES = [ROOT / "content" / "glossary.md", ROOT / "content" / "debugging.md"]
+LESSONS = (
+    sorted((ROOT / "content").glob("t*.md")) + SHARED_PAGES + [d.hints for d in catalog.DRILLS]
+)
 REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
 LINK = re.compile(r"\]\(((?!https?:)[\w./-]+\.\w+)\)")  # relative markdown links and images
 
