@@ -3,7 +3,7 @@
 #   make grade DRILL=t3 CHECK=tail                            only the checks named with "tail"
 #   make progress                                             every drill's last grade, and next
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
-#   make hint [DRILL=t2]                                      the next hint for a drill
+#   make hint [DRILL=t2] [LANG=zh]                            the next hint for a drill (zh: 中文)
 #   make watch [DRILL=t2]                                     re-grade a drill on every save
 #   make reset DRILL=t2                                       back up mine/, restore the stub
 #   make compare DRILL=t2 [YES=1]                             your file beside the reference

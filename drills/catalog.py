@@ -31,6 +31,14 @@ class Drill:
         """The drill's hints, which `make hint` shows one at a time (not on the lesson's page)."""
         return ROOT / "content" / "hints" / f"{self.slug}.md"
 
+    def in_language(self, page: Path, language: str) -> Path:
+        """A page of the drill's (its lesson, its hints) in `language` ("en", "zh"), where
+        that edition has it, else the English page."""
+        if language == "en":
+            return page
+        edition = ROOT / "content" / language / page.relative_to(ROOT / "content")
+        return edition if edition.is_file() else page
+
     def source(self, impl: str) -> Path:
         """The file graded for `impl`: "mine", "solutions", or a folder holding `<slug>.py`."""
         folder = ROOT / impl if impl in ("mine", "solutions") else Path(impl)

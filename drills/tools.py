@@ -27,25 +27,56 @@ BACKUPS = catalog.ROOT / "mine" / ".backup"
 # ---------------------------------------------------------------------------------------------
 
 
-def hints_of(drill: catalog.Drill) -> list[str]:
-    """The '### Hint N' sections of the drill's hints page, in order."""
-    text = drill.hints.read_text()
+def language() -> str:
+    """ "zh" when the locale asks for Chinese (LC_ALL, then LC_MESSAGES, then LANG, as POSIX
+    reads them; `make hint LANG=zh` sets LANG), else "en"."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+# What `make hint` says around the hints, per language.
+HINT_WORDS = {
+    "en": {
+        "heading": "{drill}: hint {shown} of {total}",
+        "hint": "Hint {number}",
+        "next": "`make hint DRILL={id}` again for the next one, which gets closer to the code.",
+        "last": "That was the last hint. The lesson is {lesson}.",
+    },
+    "zh": {
+        "heading": "{drill}：提示 {shown}/{total}",
+        "hint": "提示 {number}",
+        "next": "再运行一次 `make hint DRILL={id}` 看下一条，它更接近代码。",
+        "last": "这是最后一条提示。课文是 {lesson}。",
+    },
+}
+
+
+def hints_of(drill: catalog.Drill, language: str = "en") -> list[str]:
+    """The '### Hint N' sections of the drill's hints page in `language`, in order."""
+    text = drill.in_language(drill.hints, language).read_text()
     return [h.strip() for h in re.split(r"^### Hint \d+\n", text, flags=re.MULTILINE)[1:]]
 
 
 def hint(drill: catalog.Drill) -> int:
-    hints = hints_of(drill)
+    chosen = language()
+    if drill.in_language(drill.hints, chosen) == drill.hints:
+        chosen = "en"  # this drill's hints have no edition in that language yet
+    words = HINT_WORDS[chosen]
+    hints = hints_of(drill, chosen)
     shown = min(state.hints_shown(drill) + 1, len(hints))
     state.set_hints_shown(drill, shown)
-    print(f"{drill.id} · {drill.title}: hint {shown} of {len(hints)}\n")
+    title = f"{drill.id} · {drill.title}"
+    print(words["heading"].format(drill=title, shown=shown, total=len(hints)) + "\n")
     for number, text in enumerate(hints[:shown], start=1):
-        print(f"Hint {number}\n{text}\n")
+        print(words["hint"].format(number=number) + f"\n{text}\n")
     if shown < len(hints):
-        print(
-            f"`make hint DRILL={drill.id}` again for the next one, which gets closer to the code."
-        )
+        print(words["next"].format(id=drill.id))
     else:
-        print(f"That was the last hint. The lesson is {drill.lesson.relative_to(catalog.ROOT)}.")
+        lesson = drill.in_language(drill.lesson, chosen).relative_to(catalog.ROOT)
+        print(words["last"].format(lesson=lesson))
     return 0
 
 

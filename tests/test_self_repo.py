@@ -17,7 +17,10 @@ ROOT = catalog.ROOT
 # the lessons, the pages they share, and the hints `make hint` shows one at a time
 SHARED_PAGES = [ROOT / "content" / "glossary.md", ROOT / "content" / "debugging.md"]
 LESSONS = (
-    sorted((ROOT / "content").glob("t*.md")) + SHARED_PAGES + [d.hints for d in catalog.DRILLS]
+    sorted((ROOT / "content").glob("t*.md"))
+    + SHARED_PAGES
+    + [d.hints for d in catalog.DRILLS]
+    + sorted((ROOT / "content" / "zh").rglob("*.md"))  # the Chinese edition
 )
 REPO_PATH = re.compile(r"`((?:solutions|mine|tests|content|drills)/[\w./]+)`")
 LINK = re.compile(r"\]\(((?!https?:)[\w./-]+\.\w+)\)")  # relative markdown links and images

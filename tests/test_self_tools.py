@@ -35,10 +35,15 @@ def clone(tmp_path) -> Path:
     return copy
 
 
-def tool(repo: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+def tool(
+    repo: Path, *args: str, stdin: str = "", lang: str = "C.UTF-8"
+) -> subprocess.CompletedProcess:
+    # the learner's locale picks the hints' language: these tests choose it
+    locale = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
     return subprocess.run(
         [sys.executable, "-m", "drills.tools", *args],
         cwd=repo,
+        env=locale | {"LANG": lang},
         input=stdin,
         capture_output=True,
         text=True,
@@ -57,9 +62,20 @@ def test_hints_come_one_level_at_a_time_and_are_remembered(clone):
     assert "hint 1 of 3" in tool(clone, "hint", "t2").stdout  # each drill keeps its own count
 
 
+def test_hints_are_in_chinese_when_the_locale_asks_and_the_drill_has_them(clone):
+    first = tool(clone, "hint", "t1", lang="zh_CN.UTF-8")
+    assert "t1 · Vector add：提示 1/3" in first.stdout and "提示 1" in first.stdout
+    assert "Program" in first.stdout and "Write the kernel" not in first.stdout
+    assert "make hint DRILL=t1" in first.stdout
+    # a drill whose hints have no Chinese edition yet keeps to English
+    if catalog.find("t4").in_language(catalog.find("t4").hints, "zh") == catalog.find("t4").hints:
+        assert "hint 1 of 3" in tool(clone, "hint", "t4", lang="zh_CN.UTF-8").stdout
+
+
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
 def test_every_lesson_has_three_hints(drill):
     assert len(tools.hints_of(drill)) == 3
+    assert len(tools.hints_of(drill, "zh")) == 3
 
 
 def test_reset_backs_up_the_learners_file_then_restores_the_stub(clone):
