@@ -334,6 +334,13 @@ def new_file(path: Path, content: bytes) -> Path:
     return path
 
 
+def explained(message: str, *clues: str) -> str:
+    """`message`, and on a line of its own what the first of `clues` that drills.errors knows
+    usually means."""
+    meaning = next(filter(None, map(explain, clues)), "")
+    return f"{message}\n{meaning}" if meaning else message
+
+
 def _where(shown_as: str, error: dict) -> str:
     line = error.get("line")
     if not isinstance(line, int):
@@ -431,21 +438,17 @@ class Runner(Child):
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):
             return "not_started", text
-        meaning = explain(text)
-        meaning = f"\n{meaning}" if meaning else ""
-        return "failed", f"your code raised {kind}: {text}{_where(self.shown_as, error)}{meaning}"
+        return "failed", explained(
+            f"your code raised {kind}: {text}{_where(self.shown_as, error)}", text
+        )
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:2000]
         # an import runs the decorators: triton 3.9's autotune refuses a key it cannot follow
-        meaning = explain(text)
-        meaning = f"\n{meaning}" if meaning else ""
-        return (
-            f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
-            f"{meaning}"
-        )
+        failed = f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
+        return explained(failed, text)
 
 
 class Executor(Child):
@@ -491,14 +494,10 @@ class Executor(Child):
             return "out_of_resources", too_big
         if error.get("fatal"):
             where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
-            meaning = explain(text)
-            return "cuda_fault", f"your kernel raised {kind}: {text}{where}" + (
-                f"\n{meaning}" if meaning else ""
-            )
+            return "cuda_fault", explained(f"your kernel raised {kind}: {text}{where}", text)
         raised = f"{kind}: {text}{_where(self.shown_as, error)}"
         # the line it stopped at may be the whole clue: an assertion without a message
-        meaning = explain(text) or explain(raised)
-        return "failed", f"your kernel raised {raised}" + (f"\n{meaning}" if meaning else "")
+        return "failed", explained(f"your kernel raised {raised}", text, raised)
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
