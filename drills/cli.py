@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drills import catalog, exports, resources
+from drills import catalog, chinese, exports, resources
 
 # What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
 # executor: three of them import torch). Measured with the Gradescope bundle (--sandbox) under
@@ -257,6 +257,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
         verbose=args.verbose,
         check_text=args.check or "",
         watching=args.watching,
+        language=chinese.language(),
     )
     for problem in unwritten:  # the paths were checked before grading; a disk can fill up since
         print(f"grader.py: {problem}", file=sys.stderr)

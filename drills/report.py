@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from drills import catalog
+from drills import catalog, chinese
 from drills.grading import CheckResult, DrillResult
 
 STYLE = {
@@ -104,13 +104,15 @@ def next_step(
     *,
     check_text: str = "",
     watching: bool = False,
+    language: str = "en",
 ) -> str:
     """The `Next:` line: what to do after this grade. `check_text`: only the checks whose names
-    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save."""
+    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save;
+    `language`: the edition of the lesson it names."""
     if r is None:
-        return _next_after_a_pass(impl, results, check_text, watching)
+        return _next_after_a_pass(impl, results, check_text, watching, language)
     drill = catalog.find(r.id)
-    lesson = drill.lesson.relative_to(catalog.ROOT)
+    lesson = drill.in_language(drill.lesson, language).relative_to(catalog.ROOT)
     again = (
         "save it: watch grades it again"
         if watching
@@ -134,7 +136,7 @@ def next_step(
 
 
 def _next_after_a_pass(
-    impl: str, results: list[DrillResult], check_text: str, watching: bool
+    impl: str, results: list[DrillResult], check_text: str, watching: bool, language: str
 ) -> str:
     if check_text:
         whole = _grade_command(results[0].id, impl)
@@ -148,7 +150,7 @@ def _next_after_a_pass(
         if watching:
             done += f" Watch keeps watching {results[-1].source} (Ctrl-C stops it)."
         return done
-    lesson = after.lesson.relative_to(catalog.ROOT)
+    lesson = after.in_language(after.lesson, language).relative_to(catalog.ROOT)
     if watching:
         mine = after.source("mine").relative_to(catalog.ROOT)
         return (
@@ -172,6 +174,7 @@ class Failure:
     symptom: str
     where: str
     details: str
+    status: str  # the check's: failed, crashed, timeout ...
 
     @classmethod
     def of(cls, c: CheckResult) -> "Failure":
@@ -191,7 +194,11 @@ class Failure:
             symptom = f"{symptom}: {seen}"
         where = f"check: {c.name}" + (f" · case {label}" if label else "")
         details = "\n".join(part for part in (rest, more) if part.strip())
-        return cls(symptom or c.name, where, details)
+        return cls(symptom or c.name, where, details, c.status)
+
+    @property
+    def kind(self) -> chinese.Kind:
+        return chinese.kind_of(self.symptom, self.status)
 
     @property
     def advice(self) -> str:
@@ -219,8 +226,10 @@ def show(
     *,
     check_text: str = "",
     watching: bool = False,
+    language: str = "en",
 ) -> None:
-    """The terminal report. `check_text`: only the checks whose names hold it were run."""
+    """The terminal report. `check_text`: only the checks whose names hold it were run.
+    `language` "zh": each failure's kind and advice in Chinese too (drills.chinese)."""
     out = console()
     out.print()
     out.print(drill_table(results))
@@ -240,47 +249,71 @@ def show(
                 out.print(c.message, markup=False)
             if not c.scored and c.status not in ("passed", "skipped", "not_started"):
                 out.print()
-                _print_in_full(out, f"Extra check (not scored) · {r.id}", "bold", Failure.of(c))
+                failure = Failure.of(c)
+                _print_in_full(out, f"Extra check (not scored) · {r.id}", "bold", failure, language)
     if focus is not None:
-        _show_failures(out, focus)
+        _show_failures(out, focus, language)
     out.print()
     out.print(
-        Text(next_step(focus, impl, results, check_text=check_text, watching=watching), "bold")
+        Text(
+            next_step(
+                focus, impl, results, check_text=check_text, watching=watching, language=language
+            ),
+            "bold",
+        )
     )
 
 
-def _show_failures(out: Console, r: DrillResult) -> None:
+def _show_failures(out: Console, r: DrillResult, language: str) -> None:
     """The unfinished drill's first failure in full; then the checks that failed the same way,
     each with its case; then every other failing check's symptom, check and case, and advice."""
     out.print()
     if r.status in ("not_started", "error") or (r.message and not r.checks):
         out.print(Text(f"{r.id} · {r.status.replace('_', ' ')}", "bold " + STYLE[r.status]))
+        if language == "zh":
+            _print_in_chinese(out, chinese.kind_of(r.message.partition("\n")[0], r.status))
         out.print(r.message, markup=False)
         return
     first, *others = failing_checks(r)
     style = "bold " + STYLE[first.status]
-    _print_in_full(out, f"First failure: {r.id}", style, Failure.of(first), r.message)
+    failure = Failure.of(first)
+    _print_in_full(out, f"First failure: {r.id}", style, failure, language, r.message)
     same = [c for c in others if c.message == first.message]
     if same:
         out.print(Text("\nAlso failing the same way:", "bold"))
     for c in same:
         out.print(Text("  " + Failure.of(c).where, "dim"))
+    told = {failure.kind}  # kinds whose Chinese advice is on the screen already
     different = [c for c in others if c.message != first.message]
     if different:
         out.print(Text("\nAlso failing (each its own first case):", "bold"))
     for c in different:
         failure = Failure.of(c)
         out.print(Text(f"✗ {failure.symptom}", STYLE[c.status]))
+        if language == "zh":
+            _print_in_chinese(out, failure.kind, told)
+            told.add(failure.kind)
         out.print(Text("  " + failure.where, "dim"))
         if failure.advice:
             out.print("  " + failure.advice, markup=False)
 
 
-def _print_in_full(out: Console, title: str, style: str, failure: Failure, more: str = "") -> None:
-    """A failure headed by its symptom, then the check and case, then everything else."""
+def _print_in_full(
+    out: Console, title: str, style: str, failure: Failure, language: str, more: str = ""
+) -> None:
+    """A failure headed by its symptom (and under zh its kind and advice in Chinese), then the
+    check and case, then everything else."""
     out.print(Text(f"{title} · {failure.symptom}", style))
+    if language == "zh":
+        _print_in_chinese(out, failure.kind)
     out.print(Text("  " + failure.where, "dim"))
     out.print("\n".join(filter(None, (failure.details, more))), markup=False)
+
+
+def _print_in_chinese(out: Console, kind: chinese.Kind, told: set = frozenset()) -> None:
+    """The failure's kind and, unless it is in `told` already, its advice, in Chinese."""
+    advice = "建议同上。" if kind in told else kind.advice
+    out.print(Text(f"  {kind.name}：", "bold") + Text(advice))
 
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from drills import catalog, state
+from drills import catalog, chinese, state
 
 BACKUPS = catalog.ROOT / "mine" / ".backup"
 
@@ -25,16 +25,6 @@ BACKUPS = catalog.ROOT / "mine" / ".backup"
 # ---------------------------------------------------------------------------------------------
 # hint
 # ---------------------------------------------------------------------------------------------
-
-
-def language() -> str:
-    """ "zh" when the locale asks for Chinese (LC_ALL, then LC_MESSAGES, then LANG, as POSIX
-    reads them; `make hint LANG=zh` sets LANG), else "en"."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(name, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
 
 
 # What `make hint` says around the hints, per language.
@@ -61,7 +51,7 @@ def hints_of(drill: catalog.Drill, language: str = "en") -> list[str]:
 
 
 def hint(drill: catalog.Drill) -> int:
-    chosen = language()
+    chosen = chinese.language()
     if drill.in_language(drill.hints, chosen) == drill.hints:
         chosen = "en"  # this drill's hints have no edition in that language yet
     words = HINT_WORDS[chosen]
@@ -331,7 +321,7 @@ def progress() -> int:
                 line += f"  (mine/{drill.slug}.py changed since)"
         print(f"{drill.id}  {drill.title:<17} {line}")
     drill = state.first_unfinished()
-    lesson = drill.lesson.relative_to(catalog.ROOT)
+    lesson = drill.in_language(drill.lesson, chinese.language()).relative_to(catalog.ROOT)
     if state.last_status(drill) == "passed":
         print(
             "\nNext: every drill passes. Compare yours with the references: make compare DRILL=t1"

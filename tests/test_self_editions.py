@@ -8,6 +8,7 @@ import re
 import pytest
 
 from drills import catalog
+from drills.chinese import KINDS
 
 ROOT = catalog.ROOT
 ZH = ROOT / "content" / "zh"
@@ -105,3 +106,16 @@ def test_the_step_check_sees_each_kind_of_english_change(change):
     assert old in english
     assert not out_of_step(english, chinese)
     assert out_of_step(english.replace(old, new, 1), chinese)
+
+
+def test_the_chinese_lesson_names_each_kind_of_failure_as_the_grader_does():
+    """T1's key to the grader's messages (lesson §10, before its table of checks) uses the
+    names `make grade LANG=zh` prints, so a learner can look a failure up by the words on the
+    screen."""
+    t1 = catalog.find("t1")
+    text = t1.in_language(t1.lesson, "zh").read_text()
+    section = text[text.index("## 10.") : text.index("| check |")]
+    key = re.findall(r"\*\*(.+?)\*\*（", section)
+    names = {kind.name for kind in KINDS}
+    assert len(key) >= 6, key
+    assert set(key) <= names, set(key) - names

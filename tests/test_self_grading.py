@@ -18,7 +18,7 @@ import pytest
 import torch
 import triton
 
-from drills import catalog, grading, report, runtime, versions
+from drills import catalog, chinese, grading, report, runtime, versions
 from drills.judge import testing
 from drills.judge.testing import Guarded, Hints, explain
 
@@ -58,6 +58,13 @@ def test_negative_control_loses_points_in_its_check(path, capsys):
         failure = report.Failure.of(c)
         assert " ".join(failure.symptom.split()) in shown, c.name
         assert f"check: {c.name}" in shown, shown[-3000:]
+    # a Chinese reader is told the kind of each failure and what to do, in Chinese
+    report.show([result], "mine", language="zh")
+    shown = capsys.readouterr().out
+    for c in report.failing_checks(result):
+        meaning = report.Failure.of(c).kind
+        assert meaning is not chinese.UNKNOWN, f"no Chinese kind for: {c.message[:200]}"
+        assert f"{meaning.name}：" in shown, c.name
 
 
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -1,0 +1,148 @@
+"""The grader's words for Chinese readers (`LANG=zh`): what kind of mistake a failing check saw,
+and what to do about it, in the terms of content/zh/. The English message stays beside them:
+its numbers, indices and code are the evidence, and the Chinese says what they mean."""
+
+import os
+import re
+from dataclasses import dataclass
+
+
+def language() -> str:
+    """ "zh" when the locale asks for Chinese (LC_ALL, then LC_MESSAGES, then LANG, as POSIX
+    reads them; `make grade LANG=zh` and `make hint LANG=zh` set LANG), else "en"."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of failure: the English words that show it, its Chinese name (the one the
+    Chinese lessons use) and what to do about it."""
+
+    shown_by: str  # a regular expression searched for in the failure's headline
+    name: str
+    advice: str
+
+
+# In order: the first kind whose words are in the headline is the failure's. Specific kinds
+# come before general ones ("returned wrong values" is about values, not about returning).
+KINDS = (
+    Kind(
+        r"\bwrote .* outside the output",
+        "写到了输出外面",
+        "Kernel 往输出的末尾之后写了数据。给 `tl.store` 加上 mask，只写属于输出的位置，"
+        "例如 `mask = offsets < n_elements`；二维的 Tile 要同时限制行和列。",
+    ),
+    Kind(
+        r"\bread .* outside `",
+        "读到了输入外面",
+        "有 `tl.load` 读到了输入张量之外。给每个加载加上和写回一样的 mask，被 mask 掉的位置"
+        "用 `other=` 给出不影响结果的值（求最大值时用 `-inf`，求和时用 0）。",
+    ),
+    Kind(
+        r"never written",
+        "从未写入",
+        "输出里有元素没有任何 Program 写过。检查 Grid 是否向上取整（`triton.cdiv`），"
+        "每个 Program 的 offsets 是否从 `pid * BLOCK_SIZE` 开始，以及 mask 是否挡掉了该写的位置。",
+    ),
+    Kind(
+        r"changed (its|an|\d+ elements? of the) input",
+        "改动了输入",
+        "Kernel 或主机代码写进了输入张量。输入只读：结果只写进输出张量。",
+    ),
+    Kind(
+        r"computed with torch|came from host code|torch copied a tensor",
+        "用 torch 算的",
+        "结果（或它的一部分）是主机代码里的 torch 运算算出来的，不是你的 Kernel。"
+        "主机代码只检查参数、分配输出、启动 Kernel；计算和数据搬运都放进 `@triton.jit` 函数。",
+    ),
+    Kind(
+        r"no Triton kernel was launched|no kernel launch|did not launch",
+        "没有启动 Kernel",
+        "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它。",
+    ),
+    Kind(
+        r"if it were contiguous",
+        "没有按 stride 寻址",
+        "Kernel 把张量当成了连续存储的。每个张量的地址都用它自己的 stride 计算"
+        "（例如 `row * stride_row + col`），不要假设下一行紧接着上一行。",
+    ),
+    Kind(
+        r"wrong values",
+        "数值错误",
+        "有元素的值不对。英文说明列出了出错的下标、得到的值、应得的值和写它们的 Program："
+        "先找出错位置的规律（某一块、某一行、边缘），再对照那部分的地址计算。",
+    ),
+    Kind(
+        r"\breturned \(.*expected",
+        "返回的张量不对",
+        "返回值的 shape、dtype 或 device 不符合要求。按输入的 dtype 和 device 分配输出"
+        "（例如 `torch.empty_like(x)`），写好后返回它。",
+    ),
+    Kind(
+        r"does not compile",
+        "不能为 GPU 编译",
+        "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了文件中的"
+        "行号和编译器的原话。常见原因：对一个块用 Python 的 `if`，调用了不是 `@triton.jit` 的函数。",
+    ),
+    Kind(
+        r"which a GPU refuses|out of resource",
+        "GPU 不接受这次启动",
+        "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂，"
+        "一个 Program 用的共享内存不能超过 GPU 所有的。",
+    ),
+    Kind(
+        r"the judge could not run",
+        "评分器无法照你的主机代码运行",
+        "评分器自己运行你的 Kernel，它读不懂主机代码要它启动的东西（例如一个不是 "
+        "`@triton.jit` 的函数）。英文说明指出了是哪一个。",
+    ),
+    Kind(
+        r"\braised\b",
+        "代码抛出了异常",
+        "你的代码在这个用例里抛出了异常。英文说明给出了异常和出错的行；用同样的 shape 和 dtype "
+        "在本地调用一次，就能复现。",
+    ),
+    Kind(
+        r"crashed|segmentation fault|was killed|illegal memory access",
+        "进程崩溃",
+        "运行你代码的进程崩溃了。最常见的原因是没有 mask 的加载或写回越过了张量的末尾。",
+    ),
+    Kind(
+        r"out of memory",
+        "内存不够",
+        "进程用完了内存。检查分配的张量是否比需要的大，Grid 或块是否大得不合理。",
+    ),
+    Kind(
+        r"ran out of time|timed out|time limit",
+        "超时",
+        "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大；在 CPU 解释器上，"
+        "Program 越多越慢。",
+    ),
+)
+
+# A drill that did not run its checks: by its status.
+BY_STATUS = {
+    "not_started": Kind(
+        "", "还没开始", "这个练习的 stub 还没填写。读课文，按 TODO 补全 `mine/` 里的文件。"
+    ),
+    "error": Kind(
+        "", "文件无法导入", "Python 没能导入你的文件。英文说明给出了错误和行号，先修好它。"
+    ),
+    "crashed": Kind("", "进程崩溃", "运行你代码的进程崩溃了。英文说明给出了它最后的输出。"),
+    "timeout": Kind("", "超时", "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大。"),
+}
+
+UNKNOWN = Kind("", "没有通过这个检查", "原因见英文说明。")
+
+
+def kind_of(headline: str, status: str = "failed") -> Kind:
+    """The kind of a failure, from the first line the report shows of it: by its words, else
+    by its status, else UNKNOWN."""
+    for kind in KINDS:
+        if re.search(kind.shown_by, headline):
+            return kind
+    return BY_STATUS.get(status, UNKNOWN)
