@@ -46,13 +46,15 @@ def no_cuda_driver() -> bool:
 
 def exit_unless_gpu(script: str) -> None:
     """For a lesson's experiment that times kernels on a GPU: where there is none, one line
-    that says so, and exit status 2, instead of torch's traceback."""
+    that says so, and exit status 2, instead of torch's traceback. Where there is one, a first
+    line naming it, the versions and the date, so a stored output says where it was measured."""
     import sys
 
     if not no_cuda_driver():
         import torch
 
         if torch.cuda.is_available():
+            print(measured_on(torch.cuda.get_device_name()), flush=True)
             return
     stored = Path(script).resolve().with_suffix(".out")
     if stored.is_relative_to(Path.cwd()):
@@ -62,6 +64,18 @@ def exit_unless_gpu(script: str) -> None:
         f"{Path(script).name} needs an NVIDIA GPU, and this machine has none{seen}", file=sys.stderr
     )
     sys.exit(2)
+
+
+def measured_on(device: str) -> str:
+    """'NVIDIA H200, torch 2.11.0+cu130, triton 3.6.0, Python 3.12.3, 2026-12-03': the line a
+    measurement's output starts with."""
+    import datetime
+
+    found = versions()
+    return (
+        f"{device}, torch {found['torch']}, triton {found['triton']}, "
+        f"Python {found['python']}, {datetime.date.today().isoformat()}"
+    )
 
 
 def interpret_where_no_gpu_can_be() -> None:

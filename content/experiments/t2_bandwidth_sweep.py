@@ -113,7 +113,6 @@ def variants(x, out):
                         x, out, rows, cols, x.stride(0), out.stride(0), CHUNK=c, NUM_STAGES=3, num_warps=w)
 
 
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
 limit = copy_gbs()
 print(f"copy bandwidth {limit:.0f} GB/s (2^28 fp32, read + write)")
 for dtype, rows, cols in [(torch.float32, 4096, 4096), (torch.float32, 4096, 16384), (torch.float32, 1024, 65536),

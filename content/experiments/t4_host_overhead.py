@@ -16,7 +16,7 @@ import sys, time
 sys.path.insert(0, ".")
 from drills.runtime import exit_unless_gpu
 exit_unless_gpu(__file__)
-import torch, triton
+import torch
 from triton.testing import do_bench, do_bench_cudagraph
 from solutions.t4_matmul import matmul as drill_matmul
 from solutions.t4_matmul_persistent import matmul as bench_matmul
@@ -32,7 +32,6 @@ def host_us(fn, calls=200):
     return (time.perf_counter() - start) / calls * 1e6
 
 
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
 print("shape: host / bench / graph us for the drill's reference | the benchmark's | cuBLAS; "
       "cuBLAS time / reference time by bench and graph, drill's and benchmark's")
 for M, N, K, b_t in [(16, 256, 256, False), (16, 4096, 4096, False), (1000, 3000, 2000, False), (4096, 4096, 512, False), (4096, 4096, 4096, False),

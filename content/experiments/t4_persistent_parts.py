@@ -127,7 +127,6 @@ def best(name, run, a, b, c, size):
 
 
 triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
 size = 4096
 torch.manual_seed(0)
 a = torch.randn(size, size, device="cuda", dtype=torch.float16)

@@ -68,7 +68,6 @@ def pers_nofl(a, b, c):
 
 
 triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
 print("M x N x K, layout: cuBLAS | blocks | pers | pers_nofl (TFLOP/s), then each best config")
 for M, N, K in [(16, 4096, 4096), (1000, 3000, 2000), (4096, 4096, 512), (4096, 4096, 4096), (8192, 1024, 8192), (8192, 8192, 8192)]:
     torch.manual_seed(0)

@@ -27,7 +27,6 @@ from triton.testing import do_bench, do_bench_cudagraph
 from solutions import t4_matmul as drill
 from solutions import t4_matmul_persistent as pers
 
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
 
 
 def per_call_us(fn, calls=3000):

@@ -139,7 +139,6 @@ def best(name, run, a, b, c, size, groups=(8,)):
     return max(results) if results else None
 
 
-print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())
 for size in (4096, 8192):
     torch.manual_seed(0)
     a = torch.randn(size, size, device="cuda", dtype=torch.float16)
