@@ -17,6 +17,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 READY := $(VENV)/.ready
 
+# LANG=zh on make's command line asks for Chinese even where the shell sets LC_ALL, which
+# outranks LANG in a locale (drills/chinese.py)
+ifeq ($(origin LANG),command line)
+export DRILLS_LANG := $(LANG)
+endif
+
 .PHONY: help grade progress bench hint watch reset compare doctor versions run test clean
 
 help:

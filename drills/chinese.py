@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 
 def language() -> str:
-    """ "zh" when the locale asks for Chinese (LC_ALL, then LC_MESSAGES, then LANG, as POSIX
-    reads them; `make grade LANG=zh` and `make hint LANG=zh` set LANG), else "en"."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    """ "zh" when Chinese is asked for, else "en": by DRILLS_LANG, which `make grade LANG=zh`
+    (any target) sets so that it holds where LC_ALL would outrank LANG, else by the locale
+    (LC_ALL, then LC_MESSAGES, then LANG, as POSIX reads them)."""
+    for name in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(name, "")
         if value:
             return "zh" if value.lower().startswith("zh") else "en"

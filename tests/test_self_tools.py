@@ -307,6 +307,26 @@ def test_a_check_run_grades_its_checks_and_leaves_the_recorded_grade(clone, tmp_
     assert "failed       15/100" in tool(clone, "progress").stdout
 
 
+def test_make_lang_zh_asks_for_chinese_where_lc_all_outranks_lang(tmp_path):
+    shutil.copy2(catalog.find("t1").stub, tmp_path / "t1_add.py")
+
+    def grade(*lang: str) -> str:
+        done = subprocess.run(
+            ["make", "--no-print-directory", "grade", "DRILL=t1", f"IMPL={tmp_path}", *lang],
+            cwd=ROOT,
+            env=os.environ | {"LC_ALL": "C.UTF-8"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert "grade] Error 1" in done.stderr, done.stdout + done.stderr  # graded: not passed
+        return done.stdout
+
+    assert "还没开始：" in grade("LANG=zh")
+    assert "还没开始" not in grade()
+
+
 def test_a_check_text_that_matches_nothing_lists_the_drills_checks():
     # through make: CHECK reaches the grader whole, quote and all
     done = subprocess.run(
