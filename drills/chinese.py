@@ -38,6 +38,13 @@ KINDS = (
         "例如 `mask = offsets < n_elements`；二维的 Tile 要同时限制行和列。",
     ),
     Kind(
+        r"\bread .* outside `[^`]+`[^:]*: \d+ before the first element \([^)]*\)$",
+        "读到了输入开头之前",
+        "所有越界的读取都在张量第一个元素之前，mask 挡不住它们：问题出在指针运算上，"
+        "例如 offsets 多减了什么，或者块的起点算小了。"
+        "按调试页面（content/debugging.md）第 2 步打印 Program 0 的 offsets。",
+    ),
+    Kind(
         r"\bread .* outside `",
         "读到了输入外面",
         "有 `tl.load` 读到了输入张量之外。给每个加载加上和写回一样的 mask，被 mask 掉的位置"
@@ -66,7 +73,19 @@ KINDS = (
         "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它。",
     ),
     Kind(
-        r"if it were contiguous",
+        r"still hold NaN",
+        "用了未初始化的内存",
+        "`torch.empty` 分配的内存里是任意值（评分器特意填上 NaN）。如果 Kernel 是往输出上累加的，"
+        "先用 `torch.zeros` 清零；更好的是让 Kernel 直接写出结果。",
+    ),
+    Kind(
+        r"the first of two calls in a row was right",
+        "第二次调用出错",
+        "同样的输入，第一次调用对了，第二次错了：两次调用之间留下了状态，例如复用的缓冲区没有清零，"
+        "或者缓存了上一次的结果。每次调用都要从干净的状态开始。",
+    ),
+    Kind(
+        r"the stores landed where .* would be if",
         "没有按 stride 寻址",
         "Kernel 把张量当成了连续存储的。每个张量的地址都用它自己的 stride 计算"
         "（例如 `row * stride_row + col`），不要假设下一行紧接着上一行。",
@@ -84,10 +103,30 @@ KINDS = (
         "（例如 `torch.empty_like(x)`），写好后返回它。",
     ),
     Kind(
+        r"grouped_tile: ",
+        "分组顺序不对",
+        "`grouped_tile` 要把 pid 一一对应到 Tile：每个 Tile 恰好一个 pid，而且组内按列走。"
+        "最后一组可能不满，组的高度要截断成 `min(num_pid_m - first_pid_m, GROUP_SIZE_M)`。"
+        "英文说明给出了第一个出错的 pid 或 Tile。",
+    ),
+    Kind(
+        r"is not autotuned",
+        "没有 autotune",
+        "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成 config 的函数："
+        "`lambda META: (...)`，块大小从 `META` 里取。",
+    ),
+    Kind(
+        r"has no @triton.jit kernel named",
+        "找不到要求的 Kernel",
+        "评分器按 stub 里的名字找 `@triton.jit` Kernel，你的文件里没有这个名字。"
+        "保留 stub 给的名字。",
+    ),
+    Kind(
         r"does not compile",
         "不能为 GPU 编译",
-        "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了文件中的"
-        "行号和编译器的原话。常见原因：对一个块用 Python 的 `if`，调用了不是 `@triton.jit` 的函数。",
+        "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了"
+        "文件中的行号和编译器的原话。常见原因：对一个块用 Python 的 `if`，"
+        "调用了不是 `@triton.jit` 的函数。",
     ),
     Kind(
         r"which a GPU refuses|out of resource",

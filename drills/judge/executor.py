@@ -146,7 +146,9 @@ def reads_outside(regions: list, found: dict):
         for name, start, size, inside, first in regions:
             element = (addresses[addresses >= start] - start) // size
             element = element[element < inside.size]
-            found[name].update((element[~inside[element]] - first).tolist())
+            # signed: the padding before the tensor's first element gives negative offsets,
+            # which the addresses' uint64 would wrap to near 2^64
+            found[name].update((element[~inside[element]].astype(np.int64) - first).tolist())
         return original(self, ptrs, mask, *rest, **options)
 
     InterpreterBuilder.create_masked_load = checked_load

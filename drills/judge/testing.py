@@ -766,6 +766,15 @@ def misplaced_stores(out: Guarded, name: str = "out") -> str:
     return ""
 
 
+# the advice for reads that all fall before a tensor's first element: no mask of `offs < n`
+# would stop them
+BEFORE_THE_START = (
+    "A read before the first element comes from the pointer arithmetic, not from a missing "
+    "mask: something is subtracted from the offsets, or a block starts too low. Print the "
+    "offsets of program 0 (content/debugging.md, step 2)."
+)
+
+
 def _elements(n: int) -> str:
     return f"{n} element" if n == 1 else f"{n} elements"
 
@@ -1416,6 +1425,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             shown = "" if count == len(offsets) else f"; the {len(offsets)} nearest its start"
             advice = (
                 case.why_outside(launch, name, offsets)
+                or (max(offsets) < 0 and BEFORE_THE_START)
                 or (wrong and case.diagnose(launch, out))
                 or case.hints.outside_read
                 or "Mask every load as the store is masked."
