@@ -32,20 +32,20 @@ class Kind:
 # come before general ones ("returned wrong values" is about values, not about returning).
 KINDS = (
     Kind(
-        r"\bwrote .* outside the output",
+        r"\bwrote (.* )?outside the output",
         "写到了输出外面",
         "Kernel 往输出的末尾之后写了数据。给 `tl.store` 加上 mask，只写属于输出的位置，"
         "例如 `mask = offsets < n_elements`；二维的 Tile 要同时限制行和列。",
     ),
     Kind(
-        r"\bread .* outside `[^`]+`[^:]*: \d+ before the first element \([^)]*\)$",
+        r"\bread (.* )?outside `[^`]+`[^:]*: \d+ before the first element \([^)]*\)$",
         "读到了输入开头之前",
         "所有越界的读取都在张量第一个元素之前，mask 挡不住它们：问题出在指针运算上，"
         "例如 offsets 多减了什么，或者块的起点算小了。"
         "按调试页面（content/debugging.md）第 2 步打印 Program 0 的 offsets。",
     ),
     Kind(
-        r"\bread .* outside `",
+        r"\bread (.* )?outside `",
         "读到了输入外面",
         "有 `tl.load` 读到了输入张量之外。给每个加载加上和写回一样的 mask，被 mask 掉的位置"
         "用 `other=` 给出不影响结果的值（求最大值时用 `-inf`，求和时用 0）。",
@@ -129,7 +129,7 @@ KINDS = (
         "调用了不是 `@triton.jit` 的函数。",
     ),
     Kind(
-        r"which a GPU refuses|out of resource",
+        r"which a GPU refuses|out of resource|none of your configs can load",
         "GPU 不接受这次启动",
         "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂，"
         "一个 Program 用的共享内存不能超过 GPU 所有的。",
@@ -141,13 +141,20 @@ KINDS = (
         "`@triton.jit` 的函数）。英文说明指出了是哪一个。",
     ),
     Kind(
+        r"illegal memory access|unspecified launch failure|misaligned address",
+        "GPU 上的非法内存访问",
+        "GPU 报告 Kernel 的某次加载或写回落在了所有张量之外。检查 mask 和 offsets（offsets "
+        "超过 2^31 时要用 int64）；用 `TRITON_INTERPRET=1 make grade` 在 CPU 上重跑，"
+        "解释器能指出是哪一次读写。",
+    ),
+    Kind(
         r"\braised\b",
         "代码抛出了异常",
         "你的代码在这个用例里抛出了异常。英文说明给出了异常和出错的行；用同样的 shape 和 dtype "
         "在本地调用一次，就能复现。",
     ),
     Kind(
-        r"crashed|segmentation fault|was killed|illegal memory access",
+        r"crashed|segmentation fault|was killed",
         "进程崩溃",
         "运行你代码的进程崩溃了。最常见的原因是没有 mask 的加载或写回越过了张量的末尾。",
     ),
