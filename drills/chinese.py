@@ -34,21 +34,23 @@ KINDS = (
     Kind(
         r"\bwrote (.* )?outside the output",
         "写到了输出外面",
-        "Kernel 往输出的末尾之后写了数据。给 `tl.store` 加上 mask，只写属于输出的位置，"
-        "例如 `mask = offsets < n_elements`；二维的 Tile 要同时限制行和列。",
+        "Kernel 往输出范围之外写了数据（英文说明给出是在开头之前还是末尾之后、离得多远）。"
+        "给 `tl.store` 加上 mask，只写属于输出的位置，例如 `mask = offsets < n_elements`；"
+        "二维的 Tile 要同时限制行和列。",
     ),
     Kind(
         r"\bread (.* )?outside `[^`]+`[^:]*: \d+ before the first element \([^)]*\)$",
         "读到了输入开头之前",
-        "所有越界的读取都在张量第一个元素之前，mask 挡不住它们：问题出在指针运算上，"
-        "例如 offsets 多减了什么，或者块的起点算小了。"
-        "按调试页面（content/debugging.md）第 2 步打印 Program 0 的 offsets。",
+        "所有越界的读取都在张量第一个元素之前。这不是漏了 mask（`offsets < n` 挡不住它们），"
+        "而是指针运算错了，例如 offsets 多减了一项，或者块的起点算小了。"
+        "按调试页面（content/debugging.md，英文）第 2 步打印 Program 0 的 offsets。",
     ),
     Kind(
         r"\bread (.* )?outside `",
         "读到了输入外面",
-        "有 `tl.load` 读到了输入张量之外。给每个加载加上和写回一样的 mask，被 mask 掉的位置"
-        "用 `other=` 给出不影响结果的值（求最大值时用 `-inf`，求和时用 0）。",
+        "有 `tl.load` 读到了输入张量之外。给每个 `tl.load` 加上 mask（按它自己读的行、列或 K "
+        "范围写，不一定和写回相同），被 mask 掉的位置用 `other=` 给出不影响结果的值"
+        "（求最大值时用 `-inf`，求和时用 0）。",
     ),
     Kind(
         r"never written",
@@ -59,24 +61,27 @@ KINDS = (
     Kind(
         r"changed (its|an|\d+ elements? of the) input",
         "改动了输入",
-        "Kernel 或主机代码写进了输入张量。输入只读：结果只写进输出张量。",
+        "Kernel 或 host 代码改写了输入张量（或它两侧的填充区）。输入只读：结果只写进输出张量。",
     ),
     Kind(
         r"computed with torch|came from host code|torch copied a tensor",
         "用 torch 算的",
-        "结果（或它的一部分）是主机代码里的 torch 运算算出来的，不是你的 Kernel。"
-        "主机代码只检查参数、分配输出、启动 Kernel；计算和数据搬运都放进 `@triton.jit` 函数。",
+        "结果（或它的一部分）不是你的 Kernel 算的：host 代码用 torch 做了运算，或者复制了张量"
+        "（如 `.contiguous()`）来绕开 stride。host 代码只检查参数、分配输出、启动 Kernel；"
+        "计算和数据搬运都放进 `@triton.jit` 函数。",
     ),
     Kind(
         r"no Triton kernel was launched|no kernel launch|did not launch",
         "没有启动 Kernel",
-        "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它。",
+        "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它；"
+        "报的是 config 时，按英文说明给出的 config 启动，不要在 host 代码里另传块大小。",
     ),
     Kind(
         r"still hold NaN",
         "用了未初始化的内存",
-        "`torch.empty` 分配的内存里是任意值（评分器特意填上 NaN）。如果 Kernel 是往输出上累加的，"
-        "先用 `torch.zeros` 清零；更好的是让 Kernel 直接写出结果。",
+        "输出里还有 NaN，那是评分器填进新内存的值。Kernel 用 `tl.atomic_add` 往输出上累加时，"
+        "输出要先清零：用 `torch.zeros` 分配，用了 autotune 时加 `reset_to_zero=[...]`；"
+        "已经清零的话，就是有元素没写到。",
     ),
     Kind(
         r"the first of two calls in a row was right",
@@ -87,20 +92,23 @@ KINDS = (
     Kind(
         r"the stores landed where .* would be if",
         "没有按 stride 寻址",
-        "Kernel 把张量当成了连续存储的。每个张量的地址都用它自己的 stride 计算"
-        "（例如 `row * stride_row + col`），不要假设下一行紧接着上一行。",
+        "Kernel 算地址用的 stride 和张量实际的不一致（当成了连续存储、两个 stride 弄反，"
+        "或假设列 stride 是 1）。每一维都乘上它自己的 stride："
+        "`row * stride_row + col * stride_col`，不要假设下一行紧接着上一行。",
     ),
     Kind(
         r"wrong values",
         "数值错误",
         "有元素的值不对。英文说明列出了出错的下标、得到的值、应得的值和写它们的 Program："
-        "先找出错位置的规律（某一块、某一行、边缘），再对照那部分的地址计算。",
+        "先看出错的位置有什么规律（某一块、某一行、边缘），再检查负责那部分的代码"
+        "（地址、mask、累加）。",
     ),
     Kind(
-        r"\breturned \(.*expected",
+        r"\breturned (\(.*expected|\w+, not a tensor|one of its inputs)|when `out` is given",
         "返回的张量不对",
-        "返回值的 shape、dtype 或 device 不符合要求。按输入的 dtype 和 device 分配输出"
-        "（例如 `torch.empty_like(x)`），写好后返回它。",
+        "返回值不对：不是张量、返回了输入，或 shape、dtype、device 不符合要求。没传 `out` 时"
+        "按输入的 dtype 和 device 分配新的输出（例如 `torch.empty_like(x)`），传了就写进 `out`；"
+        "写好后返回它。",
     ),
     Kind(
         r"grouped_tile: ",
@@ -112,8 +120,8 @@ KINDS = (
     Kind(
         r"is not autotuned",
         "没有 autotune",
-        "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成 config 的函数："
-        "`lambda META: (...)`，块大小从 `META` 里取。",
+        "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成以 `META` "
+        "为参数的函数：`lambda META: (...)`，块大小从 `META` 里取。",
     ),
     Kind(
         r"has no @triton.jit kernel named",
@@ -125,27 +133,28 @@ KINDS = (
         r"does not compile",
         "不能为 GPU 编译",
         "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了"
-        "文件中的行号和编译器的原话。常见原因：对一个块用 Python 的 `if`，"
-        "调用了不是 `@triton.jit` 的函数。",
+        "文件中的行号和编译器的原话。常见原因：辅助函数没加 `@triton.jit`；`if` 的条件是块"
+        "而不是标量；fp16 累加器或小于 16 的 `BLOCK_K`（矩阵乘法）。",
     ),
     Kind(
-        r"which a GPU refuses|out of resource|none of your configs can load",
+        r"which a GPU refuses|out of resource|OutOfResources|none of your configs can load",
         "GPU 不接受这次启动",
-        "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂，"
-        "一个 Program 用的共享内存不能超过 GPU 所有的。",
+        "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂；一个 Program "
+        "用的共享内存不能超过 GPU 的上限：减小块大小或 `num_stages`，autotune 列表里至少要有"
+        "一个放得下的 config。",
     ),
     Kind(
         r"the judge could not run",
-        "评分器无法照你的主机代码运行",
-        "评分器自己运行你的 Kernel，它读不懂主机代码要它启动的东西（例如一个不是 "
-        "`@triton.jit` 的函数）。英文说明指出了是哪一个。",
+        "评分器无法执行这次启动",
+        "评分器自己运行你的 Kernel，host 代码要它启动的东西它执行不了（例如不是 `@triton.jit` "
+        "的函数、不能传给 Kernel 的参数、不是 torch 分配的张量）。英文说明指出了是哪一个。",
     ),
     Kind(
         r"illegal memory access|unspecified launch failure|misaligned address",
         "GPU 上的非法内存访问",
-        "GPU 报告 Kernel 的某次加载或写回落在了所有张量之外。检查 mask 和 offsets（offsets "
-        "超过 2^31 时要用 int64）；用 `TRITON_INTERPRET=1 make grade` 在 CPU 上重跑，"
-        "解释器能指出是哪一次读写。",
+        "GPU 报告 Kernel 的某次加载或写回落在了所有张量之外。检查 mask 和 offsets（下标可能"
+        "超过 2^31 时，offsets 从 `pid.to(tl.int64) * BLOCK_SIZE` 算起）；用 "
+        "`TRITON_INTERPRET=1 make grade` 在 CPU 上重跑，解释器能指出是哪一次读写。",
     ),
     Kind(
         r"\braised\b",
@@ -160,7 +169,7 @@ KINDS = (
     ),
     Kind(
         r"out of memory",
-        "内存不够",
+        "内存不足",
         "进程用完了内存。检查分配的张量是否比需要的大，Grid 或块是否大得不合理。",
     ),
     Kind(

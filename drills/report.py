@@ -312,7 +312,7 @@ def _print_in_full(
 
 def _print_in_chinese(out: Console, kind: chinese.Kind, told: set = frozenset()) -> None:
     """The failure's kind and, unless it is in `told` already, its advice, in Chinese."""
-    advice = "建议同上。" if kind in told else kind.advice
+    advice = "建议见上文。" if kind in told else kind.advice
     out.print(Text(f"  {kind.name}：", "bold") + Text(advice))
 
 
