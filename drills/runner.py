@@ -591,6 +591,13 @@ def tracing(trace: Trace):
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Tracer(TorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            # torch 2.14 wraps a mode's __torch_dispatch__ to keep torch.compile out of it, and
+            # the wrapper imports torch._dynamo (1.6 s here) on the first operation; nothing is
+            # compiled in this process
+            return False
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)

@@ -181,13 +181,21 @@ class Compiler:
         return death(self.process.wait())
 
 
+# the check of each drill's suite that compiles its launches here
+CHECK = "compiles for a GPU (sm_90)"
 _compilers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LearnerCode -> Compiler
+
+
+def begin(code) -> None:
+    """Start the compile process for `code` now, so that it imports triton while the cases
+    before the compile check run."""
+    if code not in _compilers or _compilers[code].process.poll() is not None:
+        _compilers[code] = Compiler()
 
 
 def failures(code, launches: list) -> list[str]:
     """Compile each distinct launch; the messages of those that fail."""
-    if code not in _compilers or _compilers[code].process.poll() is not None:
-        _compilers[code] = Compiler()
+    begin(code)
     return _compilers[code].failures(code, launches)
 
 
@@ -220,6 +228,8 @@ def check_compiles(case) -> None:
 
 
 def main() -> int:
+    import triton.compiler  # noqa: F401 - imported before the first request comes, not after
+
     for line in sys.stdin:
         request = json.loads(line)
         try:

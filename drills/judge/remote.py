@@ -202,13 +202,14 @@ class Child:
         self.kind = runtime.current().kind
         self.process: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
+        self.greeted = False  # its hello (imports done) is read
         self.starts = 0
         self.import_error: LearnerError | None = None
 
     def popen(self, fd: int) -> subprocess.Popen:
         raise NotImplementedError
 
-    def _start(self) -> None:
+    def _spawn(self) -> None:
         if self.starts >= MAX_STARTS:
             raise LearnerError(
                 "crashed", f"not run: the {self.role} was restarted {MAX_STARTS} times already."
@@ -219,12 +220,15 @@ class Child:
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = self.popen(theirs.fileno())
         theirs.close()
-        self.sock = ours
+        self.sock, self.greeted = ours, False
+
+    def _greet(self) -> None:
         hello = self._receive(START_LIMIT[self.kind], "starting (importing your file)")
         if not hello.get("ok"):
             self.import_error = LearnerError("import_error", self._import_failure(hello))
             self.stop()
             raise self.import_error
+        self.greeted = True
 
     def stop(self) -> None:
         if self.process is not None:
@@ -236,12 +240,22 @@ class Child:
             self.sock.close()
         self.process = self.sock = None
 
+    def begin(self) -> None:
+        """Start the process and leave it importing torch, triton and its file while the judge
+        goes on: the first request waits for its hello. Each process's imports take seconds,
+        and this way they overlap."""
+        if self.process is None and self.import_error is None:
+            self._spawn()
+
     def start_once(self) -> None:
-        """Start the process unless it runs; an import error, once seen, is final."""
+        """Start the process unless it runs, and wait for its hello unless that came; an
+        import error, once seen, is final."""
         if self.import_error:
             raise self.import_error
         if self.process is None:
-            self._start()
+            self._spawn()
+        if not self.greeted:
+            self._greet()
 
     def send(self, body: dict, fds: list[int], case_limit: float) -> dict:
         """Send one request; its reply, or a LearnerError saying why there is none."""
@@ -474,8 +488,8 @@ class Executor(Child):
             start_new_session=True,
         )
 
-    def _start(self) -> None:
-        super()._start()
+    def _greet(self) -> None:
+        super()._greet()
         self.send({"op": "load", **self.kernel_module}, [], START_LIMIT[self.kind])
 
     def request(self, op: str, case_limit: float, **fields) -> dict:
@@ -619,6 +633,14 @@ class LearnerCode:
         self.deadline = deadline
         self._executor: Executor | None = None
         self.known_past_end: str | None = None  # an input a kernel has been seen to read past
+
+    def begin(self) -> None:
+        """Start the runner and the executor now, so that their imports overlap: a file the
+        judge can tell is not gradable yet (unreadable, not started) starts neither."""
+        if self.source is None or any(map(self.source.raises_not_started, self.source.top_level)):
+            return
+        self.runner.begin()
+        self.executor.begin()
 
     def __getattr__(self, name: str) -> "RemoteFunction":
         if name.startswith("_"):
