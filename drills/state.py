@@ -1,6 +1,7 @@
 """What the tools remember between runs, in .drills/state.json (not tracked by git): the last
 grade of each drill in mine/, and how many hints of each drill have been shown."""
 
+import hashlib
 import json
 import os
 import sys
@@ -35,7 +36,7 @@ def _well_formed(data) -> bool:
         isinstance(grades, dict)
         and all(
             isinstance(g, dict)
-            and isinstance(g.get("source_mtime"), (int, float))
+            and isinstance(g.get("source_sha256", ""), str)
             and isinstance(g.get("status"), str)
             for g in grades.values()
         )
@@ -53,8 +54,13 @@ def save(data: dict) -> None:
     os.replace(temporary, STATE)
 
 
-def _mtime(path: Path) -> float:
-    return path.stat().st_mtime if path.exists() else 0.0
+def fingerprint(path: Path) -> str:
+    """The SHA-256 of what the file holds, "" when there is none: a save that keeps the
+    modification time (cp -p, rsync -t, an editor that restores it) changes it all the same."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def record_grades(results) -> None:
@@ -67,7 +73,7 @@ def record_grades(results) -> None:
             "score": r.score,
             "max_score": r.max_score,
             "graded_at": time.time(),
-            "source_mtime": _mtime(catalog.find(r.id).source("mine")),
+            "source_sha256": fingerprint(catalog.find(r.id).source("mine")),
         }
     save(data)
 
@@ -78,15 +84,20 @@ def last_grade(drill: catalog.Drill) -> dict | None:
     grade = load().get("grades", {}).get(drill.id)
     if not grade:
         return None
-    return {**grade, "current": grade["source_mtime"] == _mtime(drill.source("mine"))}
+    return {**grade, "current": _is_current(grade, drill)}
 
 
 def last_status(drill: catalog.Drill) -> str | None:
     """The status of the last grade of mine/, or None if never graded or edited since."""
     grade = load().get("grades", {}).get(drill.id)
-    if not grade or grade["source_mtime"] != _mtime(drill.source("mine")):
+    if not grade or not _is_current(grade, drill):
         return None
     return grade["status"]
+
+
+def _is_current(grade: dict, drill: catalog.Drill) -> bool:
+    """Whether mine/ holds what it held when graded (a grade from before fingerprints: no)."""
+    return grade.get("source_sha256") == fingerprint(drill.source("mine"))
 
 
 def first_unfinished() -> catalog.Drill:

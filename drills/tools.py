@@ -146,12 +146,12 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
-            if _mtime(path) != seen:
-                seen = _mtime(path)
+            if state.fingerprint(path) != seen:
+                seen = state.fingerprint(path)
                 if _grade_watched(drill) and drill is not catalog.DRILLS[-1]:
                     drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
                     path = drill.source("mine")
-                    seen = _mtime(path)  # graded at its first save, not at once
+                    seen = state.fingerprint(path)  # graded at its first save, not at once
                 print(
                     f"\nWatching {path.relative_to(catalog.ROOT)}: each save grades it, "
                     "Ctrl-C stops.",
@@ -161,10 +161,6 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
     except KeyboardInterrupt:
         print("\nStopped watching.")
         return 0
-
-
-def _mtime(path: Path) -> float | None:
-    return path.stat().st_mtime if path.exists() else None
 
 
 def _grade_watched(drill: catalog.Drill) -> bool:
