@@ -32,7 +32,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drills import bootstrap, catalog
+from drills import bootstrap, catalog, negatives
 
 # 3.4 and 3.5 are not: their interpreter launches a kernel without its run() (kernel[grid]
 # makes the executor itself), so a runner cannot write the launch down instead of running it
@@ -40,7 +40,7 @@ SUPPORTED = ("3.6.0", "3.7.1", "3.8.0", "3.9.0")
 NEWEST = SUPPORTED[-1]
 FOLDER = catalog.ROOT / ".versions"
 POSITIVES = catalog.ROOT / "tests" / "positives"
-NEGATIVES = catalog.ROOT / "tests" / "negatives"
+NEGATIVES = negatives.NEGATIVES
 
 # A T1 file whose add says which triton it imported: graded, it shows the runner's version.
 SAYS_ITS_TRITON = """
@@ -145,13 +145,15 @@ def grade_drill(drill_id: str) -> dict:
         result = grading.grade(drill, str(path), "interpreter")
         lost = [c.message for c in result.checks if c.scored and c.score < c.max_score]
         positives[path.stem] = {"score": result.score, "first_lost": (lost or [""])[0][:2000]}
-    negatives = {}
+    changing = {}
     for path in sorted((NEGATIVES / drill.slug).glob("*.py")):
         if negative_meta(path)["TRITON_CHANGES_AT"]:
-            result = grading.grade(drill, str(path), "interpreter")
+            with tempfile.TemporaryDirectory() as folder:
+                wrong = negatives.standalone(path, Path(folder))
+                result = grading.grade(drill, str(wrong), "interpreter")
             checks = {c.name: (c.score, c.message) for c in result.checks}
-            negatives[path.stem] = caught(path, checks)
-    return {"reference": reference.score, "positives": positives, "negatives": negatives}
+            changing[path.stem] = caught(path, checks)
+    return {"reference": reference.score, "positives": positives, "negatives": changing}
 
 
 def runner_triton() -> str:

@@ -18,12 +18,13 @@ import pytest
 import torch
 import triton
 
-from drills import catalog, chinese, grading, report, runtime, versions
+from drills import catalog, chinese, grading, negatives, report, runtime, versions
 from drills.judge import testing
 from drills.judge.testing import Guarded, Hints, explain
 
 ROOT = catalog.ROOT
-NEGATIVES = sorted((ROOT / "tests" / "negatives").glob("t*/*.py"))
+NEGATIVES_DIR = negatives.NEGATIVES
+NEGATIVES = sorted(NEGATIVES_DIR.glob("t*/*.py"))
 POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 
 
@@ -32,12 +33,13 @@ def kind() -> str:
 
 
 @pytest.mark.parametrize("path", NEGATIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_negative_control_loses_points_in_its_check(path, capsys):
+def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
     meta = versions.negative_meta(path)
     loses, says = meta["LOSES"], meta["SAYS"]
     if kind() not in meta["RUNTIMES"]:
         pytest.skip(f"this mistake is only caught on: {', '.join(meta['RUNTIMES'])}")
-    result = grading.grade(catalog.find(path.parent.name), str(path), kind())
+    wrong = negatives.standalone(path, tmp_path)
+    result = grading.grade(catalog.find(path.parent.name), str(wrong), kind())
     checks = {c.name: c for c in result.checks}
     for name in loses:
         assert name in checks, f"{path.name} names a check that does not exist: {name!r}"
@@ -65,6 +67,25 @@ def test_negative_control_loses_points_in_its_check(path, capsys):
         meaning = report.Failure.of(c).kind
         assert meaning is not chinese.UNKNOWN, f"no Chinese kind for: {c.message[:200]}"
         assert f"{meaning.name}：" in shown, c.name
+
+
+def test_every_negatives_edits_still_apply_to_its_reference():
+    """A negative written as EDITS of its reference must still be one: each edit's old text is
+    in the reference once, and the result is Python that differs from the reference."""
+    mutations = [path for path in NEGATIVES if negatives.edits_of(path) is not None]
+    assert mutations
+    for path in mutations:
+        reference = catalog.find(path.parent.name).source("solutions").read_text()
+        text = negatives.source_text(path)
+        assert text != reference, path
+        compile(text, str(path), "exec")
+
+
+def test_an_edit_the_reference_no_longer_holds_is_named():
+    with pytest.raises(negatives.EditDoesNotApply, match="edit 2: 'b = 2' is not in"):
+        negatives.mutated("a = 1\n", [("a = 1", "a = 3"), ("b = 2", "b = 4")], "t1_add/x.py")
+    with pytest.raises(negatives.EditDoesNotApply, match="is 2 times in"):
+        negatives.mutated("a = 1\na = 1\n", [("a = 1", "a = 3")])
 
 
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -635,10 +656,10 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
     assert testing._values_advice(with_nan, expected, hints) == "address advice"
 
 
-def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles():
+def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles
     never written, every other one written, on the interpreter by one program each."""
-    path = ROOT / "tests" / "negatives" / "t3_matmul" / "grid_rounds_down.py"
+    path = negatives.standalone(NEGATIVES_DIR / "t3_matmul" / "grid_rounds_down.py", tmp_path)
     check = "launches a grid that covers c (rounds up)"
     result = grading.grade(catalog.find("t3"), str(path), kind(), only_checks=[check])
     failed = next(c for c in result.checks if c.name == check)
