@@ -1,12 +1,11 @@
 """Calls torch.softmax and launches nothing."""
 
-import torch
-
 LOSES = ["launches its Triton kernel (no torch softmax) and allocates its result"]
 MAX_SCORE = 0
 SAYS = "uses torch.softmax"
-
-
-def softmax(x, out=None):
-    result = torch.softmax(x.float(), dim=-1).to(x.dtype)
-    return result if out is None else out.copy_(result)
+EDITS = [
+    (
+        "    softmax_kernel[grid](\n        x,\n        out,\n        n_rows,\n        n_cols,\n        x.stride(0),\n        out.stride(0),\n        BLOCK_SIZE=BLOCK_SIZE,\n        ROWS_PER_PROGRAM=ROWS_PER_PROGRAM,\n        num_warps=num_warps,\n    )\n",
+        "    out.copy_(torch.softmax(x, dim=-1))\n",
+    ),
+]
