@@ -146,8 +146,9 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
-            if state.fingerprint(path) != seen:
-                seen = state.fingerprint(path)
+            now = state.fingerprint(path)
+            if now != seen:
+                seen = now
                 if _grade_watched(drill) and drill is not catalog.DRILLS[-1]:
                     drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
                     path = drill.source("mine")

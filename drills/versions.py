@@ -40,7 +40,6 @@ SUPPORTED = ("3.6.0", "3.7.1", "3.8.0", "3.9.0")
 NEWEST = SUPPORTED[-1]
 FOLDER = catalog.ROOT / ".versions"
 POSITIVES = catalog.ROOT / "tests" / "positives"
-NEGATIVES = negatives.NEGATIVES
 
 # A T1 file whose add says which triton it imported: graded, it shows the runner's version.
 SAYS_ITS_TRITON = """
@@ -146,7 +145,7 @@ def grade_drill(drill_id: str) -> dict:
         lost = [c.message for c in result.checks if c.scored and c.score < c.max_score]
         positives[path.stem] = {"score": result.score, "first_lost": (lost or [""])[0][:2000]}
     changing = {}
-    for path in sorted((NEGATIVES / drill.slug).glob("*.py")):
+    for path in sorted((negatives.NEGATIVES / drill.slug).glob("*.py")):
         if negative_meta(path)["TRITON_CHANGES_AT"]:
             with tempfile.TemporaryDirectory() as folder:
                 wrong = negatives.standalone(path, Path(folder))

@@ -23,8 +23,7 @@ from drills.judge import testing
 from drills.judge.testing import Guarded, Hints, explain
 
 ROOT = catalog.ROOT
-NEGATIVES_DIR = negatives.NEGATIVES
-NEGATIVES = sorted(NEGATIVES_DIR.glob("t*/*.py"))
+NEGATIVES = sorted(negatives.NEGATIVES.glob("t*/*.py"))
 POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 
 
@@ -659,7 +658,7 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
 def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles
     never written, every other one written, on the interpreter by one program each."""
-    path = negatives.standalone(NEGATIVES_DIR / "t3_matmul" / "grid_rounds_down.py", tmp_path)
+    path = negatives.standalone(negatives.NEGATIVES / "t3_matmul" / "grid_rounds_down.py", tmp_path)
     check = "launches a grid that covers c (rounds up)"
     result = grading.grade(catalog.find("t3"), str(path), kind(), only_checks=[check])
     failed = next(c for c in result.checks if c.name == check)

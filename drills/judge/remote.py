@@ -252,8 +252,7 @@ class Child:
         import error, once seen, is final."""
         if self.import_error:
             raise self.import_error
-        if self.process is None:
-            self._spawn()
+        self.begin()
         if not self.greeted:
             self._greet()
 
