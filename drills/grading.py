@@ -23,7 +23,7 @@ from pathlib import Path
 
 from drills import catalog, integrity, processes
 from drills.catalog import source_file
-from drills.judge import syntax
+from drills.judge import forks, syntax
 from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
 # Judges started per drill at most: the first, and one per judge that died mid-suite.
@@ -227,12 +227,13 @@ def _judge_command(
     sandbox: dict | None,
     only_checks: list[str] | None,
 ) -> list[str]:
-    events_fd, skip_fd = fds
+    events_fd, job_fd = fds
     command = [
         sys.executable,
         "-B",  # the judge writes no byte-code next to its own files
         "-m",
-        "pytest",
+        "drills.judge.main",
+        str(job_fd),
         str(drill.test_file),
         "-q",
         "-c",
@@ -244,6 +245,8 @@ def _judge_command(
         "-p",
         "no:xdist",
         "-p",
+        "no:unraisableexception",
+        "-p",
         "pytest_timeout",
         "--impl",
         str(source),
@@ -251,8 +254,6 @@ def _judge_command(
         shown_as,
         "--drills-events-fd",
         str(events_fd),
-        "--drills-skip-fd",
-        str(skip_fd),
         "--drills-case-limit",
         str(case_limit),
         "--drills-deadline",
@@ -325,6 +326,13 @@ def run_suite(
                     "loop, or a kernel far too slow for these sizes.",
                 )
             return run
+        if not any(event["event"] == "collected" for event in events) and not run.tampered:
+            # it ended before it listed the cases, whatever its exit status said
+            run.problem = (
+                "the grader's judge process failed before it listed the cases: "
+                f"{processes.death(returncode)}\n{log}"
+            )
+            return run
         if returncode in (0, 1, 5) or run.tampered:
             return run
         if in_flight:
@@ -340,18 +348,20 @@ def run_suite(
 
 
 def _run_judge(command_for, done: list[str], deadline: float):
-    """One judge process, given its events pipe and its skip list through two pipes of its
-    own: (its exit status or None if killed at the deadline, its events, its output's end)."""
+    """One judge process, given its events pipe and its job (its environment, and the cases
+    already graded) through two pipes of its own: (its exit status or None if killed at the
+    deadline, its events, its output's end). It starts with only the environment a runner may
+    see (drills/judge/main.py says why) and reads the rest from the job."""
     events_read, events_write = os.pipe()
-    skip_read, skip_write = os.pipe()
-    fds = (events_write, skip_read)
+    job_read, job_write = os.pipe()
+    fds = (events_write, job_read)
     command = command_for(fds)
     with tempfile.TemporaryFile() as log:
         with processes.starting():
             judge = subprocess.Popen(
                 command,
                 cwd=catalog.ROOT,
-                env=_judge_environment(),
+                env=forks.kept(os.environ),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -360,8 +370,8 @@ def _run_judge(command_for, done: list[str], deadline: float):
             )
         for fd in fds:
             os.close(fd)
-        skip = json.dumps(done)
-        threading.Thread(target=_write_all, args=(skip_write, skip), daemon=True).start()
+        job = json.dumps({"environment": _judge_environment(), "graded": done})
+        threading.Thread(target=_write_all, args=(job_write, job), daemon=True).start()
         events: list[dict] = []
         with os.fdopen(events_read, "rb") as stream:
             reader = threading.Thread(target=lambda: events.extend(_read_events(stream)))

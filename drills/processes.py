@@ -31,8 +31,13 @@ def _prctl(option: int, value: int) -> bool:
 
 def guard_this_process() -> None:
     """Keep orphans of our children as our descendants, and our memory and fds to ourselves."""
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    become_subreaper()
     _prctl(_PR_SET_DUMPABLE, 0)
+
+
+def become_subreaper() -> None:
+    """Orphans below this process become its children, not init's: it can wait for them."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
 def first_to_go_when_memory_runs_out() -> None:
@@ -68,8 +73,9 @@ def stop_all() -> None:
     kill_descendants()
 
 
-def descendants(root: int | None = None) -> list[int]:
-    """Every process below `root` (default: this one), from /proc."""
+def descendants(root: int | None = None, spare: tuple[int, ...] = ()) -> list[int]:
+    """Every process below `root` (default: this one), from /proc, but those in `spare` and
+    below them."""
     root = os.getpid() if root is None else root
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
@@ -86,15 +92,18 @@ def descendants(root: int | None = None) -> list[int]:
     found, todo = [], [root]
     while todo:
         for child in children.get(todo.pop(), []):
+            if child in spare:
+                continue
             found.append(child)
             todo.append(child)
     return found
 
 
-def kill_descendants(root: int | None = None) -> None:
-    """SIGKILL every descendant, until none is left (a forking loop gets a few rounds)."""
+def kill_descendants(root: int | None = None, spare: tuple[int, ...] = ()) -> None:
+    """SIGKILL every descendant but those in `spare` and below them, until none is left (a
+    forking loop gets a few rounds)."""
     for _ in range(20):
-        pids = descendants(root)
+        pids = descendants(root, spare)
         if not pids:
             return
         for pid in pids:
@@ -104,15 +113,20 @@ def kill_descendants(root: int | None = None) -> None:
         time.sleep(0.01)
 
 
+# Exit statuses _reap collected, by pid: one may be a process a Forked handle waits for.
+reaped: dict[int, int] = {}
+
+
 def _reap() -> None:
     """Collect exit statuses of orphans re-parented to us (we are their subreaper)."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        reaped[pid] = status
 
 
 def kill_tree(process: subprocess.Popen) -> None:

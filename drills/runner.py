@@ -1,8 +1,9 @@
 """The runner: the only process that imports a learner's file.
 
 Untrusted by design. The judge copies this script and the learner's file into a private folder
-and starts `python -E -P runner.py SOCKET_FD LEARNER_FILE LIMITS_JSON` there, so that neither
-the repository nor anything else of the grader is importable.
+and runs it there as `python -E -P runner.py SOCKET_FD LEARNER_FILE LIMITS_JSON` would, in a
+process forked from its fork server's clean image (drills/judge/forks.py), so that neither the
+repository nor anything else of the grader is importable.
 
 The runner never holds the judge's inputs, and never runs a kernel. It makes stand-ins of the
 judge's buffers (same sizes and dtypes, random values, its own memory), calls the learner's host

@@ -1,7 +1,7 @@
 """`grader.py --sandbox`: what an instructor's deployment adds around the runners.
 
 Every runner already runs, where the machine allows it, in namespaces of its own (see
-drills.judge.remote.confinement: no view of other processes, a read-only repository without
+drills.confine: no view of other processes, a read-only repository without
 solutions/, tests/ and .git, no capabilities). The sandbox adds:
 
 - Runners run as a user of this run's own: a uid that no account names and no process on the
@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass, field
 
 from drills import catalog
+from drills import confine as namespaces
 
 HIDDEN = ("solutions", "tests", ".git")  # what a runner must not read
 # uids above those useradd, systemd's dynamic users and its container ranges hand out (up to
@@ -91,8 +92,6 @@ class Confinement:
 def confine(accept_less: bool = False) -> Confinement:
     """Set up every protection --sandbox promises, or raise Refused naming the first one this
     machine cannot give; with accept_less, go on without it and note it."""
-    from drills.judge.remote import confinement as namespaces
-
     confinement = Confinement()
 
     def missing(what: str) -> None:
@@ -100,7 +99,7 @@ def confine(accept_less: bool = False) -> Confinement:
             raise Refused(f"{what}. Pass --sandbox-accept-less to grade without it.")
         confinement.notes.append(what)
 
-    if not namespaces():
+    if not namespaces.available(str(catalog.ROOT)):
         missing(
             "no namespaces (unshare, or user namespaces, unavailable): runners would see "
             "the machine's processes and the repository"

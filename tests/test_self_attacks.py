@@ -44,9 +44,11 @@ from drills import catalog
 ROOT = catalog.ROOT
 ATTACKS = sorted((ROOT / "tests" / "attacks").glob("t*/*.py"))
 STUB_SCORE = 0.0  # what an untouched stub scores (test_self_grading checks it)
-NOT_COPIED = {
+NOT_COPIED = {  # what a grade does not read, and may be gigabytes: environments, caches
     ".git",
     ".venv",
+    ".versions",
+    ".whl",
     "reports",
     ".drills",
     ".grade",

@@ -582,12 +582,12 @@ def test_the_events_stream_is_capped_and_validated():
 
 
 def _runners_under(folder: Path) -> list[int]:
-    """Processes whose command line names a file under `folder` (the grader puts its runners'
-    folders in TMPDIR)."""
+    """Processes working in a folder under `folder` (the grader puts its runners' folders in
+    TMPDIR, and a runner works in its own)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and str(folder).encode() in (entry / "cmdline").read_bytes():
+            if entry.name.isdigit() and os.readlink(entry / "cwd").startswith(str(folder)):
                 found.append(int(entry.name))
         except OSError:
             continue

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -149,20 +150,36 @@ def test_the_learners_code_can_start_threads_but_no_process():
 def test_a_runner_sees_the_judges_triton_cache_empty_and_read_only(tmp_path, monkeypatch):
     """A kernel binary planted in the judge's cache would be what the judge runs: the runner's
     mount namespace covers it, and the runner's own cache is elsewhere."""
-    from drills.judge import remote
+    import socket
+
+    from drills.judge import forks, remote
 
     judge_cache = tmp_path / "judge-cache"
     judge_cache.mkdir()
     (judge_cache / "compiled").write_text("a kernel the judge compiled")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(judge_cache))
-    prefix = remote.confinement(hide_judge_cache=True)
-    if not prefix:
+    confinement = remote.confinement(hide=remote.judge_cache())
+    if confinement is None:
         pytest.skip("no namespaces on this machine: the fallback does not hide the cache")
-    probe = f'ls -A "{judge_cache}"; touch "{judge_cache}/planted" 2>/dev/null || echo refused'
-    done = subprocess.run(
-        [*prefix, "sh", "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os, sys\n"
+        f"cache = {str(judge_cache)!r}\n"
+        "print(os.listdir(cache))\n"
+        "try:\n"
+        "    open(os.path.join(cache, 'planted'), 'w')\n"
+        "except OSError:\n"
+        "    print('refused')\n"
     )
-    assert done.stdout.split() == ["refused"]
+    job = {"program": str(probe), "args": [], "cwd": str(tmp_path), "env": {}}
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with tempfile.TemporaryFile() as log, ours, theirs:
+        forked = forks.spawn(job | {"confinement": confinement}, theirs.fileno(), log.fileno())
+        status = forked.wait(timeout=60)
+        log.seek(0)
+        printed = log.read().decode()
+        assert status == 0, printed
+        assert printed.split("\n")[:2] == ["[]", "refused"]
     assert sorted(p.name for p in judge_cache.iterdir()) == ["compiled"]
     runner_env = remote.runner_environment(tmp_path / "runner", remote.Sandbox())
     assert runner_env["TRITON_CACHE_DIR"] == str(tmp_path / "runner" / "triton-cache")

@@ -39,9 +39,7 @@ def pytest_addoption(parser):
     )
     group.addoption("--drills-shown-as", default=None, help="the graded file's name in messages")
     group.addoption("--drills-events-fd", type=int, default=None, help="stream results here")
-    group.addoption(
-        "--drills-skip-fd", type=int, default=None, help="node ids not to run again (graded)"
-    )
+    group.addoption("--drills-graded", default=None, help="JSON: node ids not to run again")
     group.addoption("--drills-case-limit", type=float, default=None, help="seconds per case")
     group.addoption("--drills-deadline", type=float, default=None, help="time.time() to stop by")
     group.addoption("--drills-sandbox", default=None, help="JSON: how runners are confined")
@@ -88,10 +86,9 @@ def pytest_collection_modifyitems(session, config, items):
     if checks is not None:
         chosen = set(json.loads(checks))
         _deselect(config, items, lambda item: _check_of(item)[0] not in chosen)
-    skip_fd = config.getoption("--drills-skip-fd")
-    if skip_fd is not None:
-        with os.fdopen(skip_fd) as f:
-            done = set(json.load(f))
+    graded = config.getoption("--drills-graded")
+    if graded is not None:
+        done = set(json.loads(graded))
         _deselect(config, items, lambda item: item.nodeid in done)
     _emit(
         config,

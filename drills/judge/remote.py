@@ -18,7 +18,6 @@ import pickle
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import weakref
@@ -27,8 +26,9 @@ from pathlib import Path
 
 import torch
 
-from drills import catalog, processes, runtime
+from drills import catalog, confine, processes, runtime
 from drills.errors import explain
+from drills.judge import forks
 from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
 from drills.judge.syntax import SourceError
@@ -37,7 +37,8 @@ from drills.judge.syntax import SourceError
 RUNNER_SCRIPT = Path(__file__).resolve().parent.parent / "runner.py"
 MAX_REPLY = 4 << 20
 MAX_DEPTH = 32  # nesting of lists and dicts in a reply: a launch record needs about six
-# Seconds for a runner to import torch, triton and the learner's file.
+# Seconds for a forked runner or executor to start: confine itself and import the learner's file
+# (on a GPU, triton may first compile its driver helpers).
 START_LIMIT = {"interpreter": 90, "gpu": 240}
 # Limits the runner puts on itself before it imports the learner's file (resource module
 # names): no core dumps, and no file larger than this (a runaway print, a cache gone wrong).
@@ -200,13 +201,13 @@ class Child:
     def __init__(self, deadline: float):
         self.deadline = deadline
         self.kind = runtime.current().kind
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen | forks.Forked | None = None
         self.sock: socket.socket | None = None
         self.greeted = False  # its hello (imports done) is read
         self.starts = 0
         self.import_error: LearnerError | None = None
 
-    def popen(self, fd: int) -> subprocess.Popen:
+    def popen(self, fd: int) -> forks.Forked:
         raise NotImplementedError
 
     def _spawn(self) -> None:
@@ -234,16 +235,16 @@ class Child:
         if self.process is not None:
             processes.kill_tree(self.process)
             # orphans it left behind were re-parented to the judge, its subreaper
-            processes.kill_descendants()
+            processes.kill_descendants(spare=forks.server_pids())
             self.log.close()
         if self.sock is not None:
             self.sock.close()
         self.process = self.sock = None
 
     def begin(self) -> None:
-        """Start the process and leave it importing torch, triton and its file while the judge
-        goes on: the first request waits for its hello. Each process's imports take seconds,
-        and this way they overlap."""
+        """Start the process and leave it starting (importing the learner's file; on a GPU,
+        making its CUDA context) while the judge goes on: the first request waits for its
+        hello."""
         if self.process is None and self.import_error is None:
             self._spawn()
 
@@ -404,7 +405,7 @@ class Runner(Child):
         self.stop()
         self.remove_folder()
 
-    def popen(self, fd: int) -> subprocess.Popen:
+    def popen(self, fd: int) -> forks.Forked:
         folder = self.fresh_folder()
         script = new_file(folder / "runner.py", self.script_text)
         learner = new_file(folder / self.learner_name, self.learner_text)
@@ -413,32 +414,19 @@ class Runner(Child):
             limits["RLIMIT_CPU"] = self.sandbox.cpu_seconds
         if self.sandbox.processes:
             limits["RLIMIT_NPROC"] = self.sandbox.processes
-        user = {}
         if self.sandbox.user:
             uid, gid = self.sandbox.user
             for path in (folder, script, learner):
                 os.chown(path, uid, gid, follow_symlinks=False)
-            user = {"user": uid, "group": gid, "extra_groups": []}
-        command = [
-            sys.executable,
-            "-E",  # no PYTHONPATH: the repository must not be importable
-            "-P",  # nor the script's folder
-            str(script),
-            str(fd),
-            str(learner),
-            json.dumps(limits),
-        ]
-        return subprocess.Popen(
-            confinement(hide_judge_cache=True) + command,
-            cwd=folder,
-            env=runner_environment(folder, self.sandbox),
-            stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            pass_fds=[fd],
-            start_new_session=True,
-            **user,
-        )
+        job = {
+            "program": str(script),
+            "args": ["{channel}", str(learner), json.dumps(limits)],
+            "cwd": str(folder),
+            "env": runner_environment(folder, self.sandbox),
+            "confinement": confinement(hide=judge_cache()),
+            "user": self.sandbox.user,
+        }
+        return _fork(job, fd, self.log)
 
     def request(self, op: str, case_limit: float, **fields) -> dict:
         message = _Message(share=False)
@@ -475,17 +463,17 @@ class Executor(Child):
         super().__init__(deadline)
         self.shown_as, self.kernel_module = shown_as, kernel_module
 
-    def popen(self, fd: int) -> subprocess.Popen:
-        return subprocess.Popen(
-            [*confinement(), sys.executable, "-B", "-m", "drills.judge.executor", str(fd)],
-            cwd=catalog.ROOT,
-            env=dict(os.environ),
-            stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            pass_fds=[fd],
-            start_new_session=True,
-        )
+    def popen(self, fd: int) -> forks.Forked:
+        job = {
+            "program": "drills.judge.executor",
+            "module": True,
+            "args": ["{channel}"],
+            "cwd": str(catalog.ROOT),
+            "env": dict(os.environ),
+            "confinement": confinement(),
+            "repository": True,
+        }
+        return _fork(job, fd, self.log)
 
     def _greet(self) -> None:
         super()._greet()
@@ -517,34 +505,11 @@ class Executor(Child):
         return f"the judge's executor could not start: {error.get('message', '?')}"
 
 
-# New user, pid and mount namespaces (util-linux's unshare): inside, the runner is process 1 and
-# sees no process of the grader's, so it can neither find nor signal one, and when it ends the
-# kernel ends everything it started. In its mount namespace the repository is read-only and
-# what holds answers (solutions/, tests/, .git) is empty, in whichever of them a layout has (a
-# course copy has no solutions/), and so is the judge's triton cache for a runner (a kernel
-# binary planted there would be what the judge runs); then it gives up every capability, so it
-# cannot undo that.
-NAMESPACES = [
-    "unshare",
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--pid",
-    "--fork",
-    "--mount-proc",
-    "--kill-child",
-]
-CONFINE = (
-    'set -e; root="$0"; cache="$1"; shift; '
-    'mount --bind "$root" "$root"; mount -o remount,bind,ro "$root"; '
-    'if [ -d "$cache" ]; then mount -t tmpfs -o ro,size=4k none "$cache"; fi; '
-    "for hidden in solutions tests .git; do "
-    '  if [ -d "$root/$hidden" ]; then mount -t tmpfs -o ro,size=4k none "$root/$hidden"; '
-    '  elif [ -e "$root/$hidden" ]; then mount --bind /dev/null "$root/$hidden"; fi; '
-    "done; "
-    'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs "$@"'
-)
-_confinement: list[list[str]] = []
+def _fork(job: dict, fd: int, log) -> forks.Forked:
+    try:
+        return forks.spawn(job, fd, log.fileno())
+    except forks.CannotStart as e:
+        raise LearnerError("crashed", f"not run: {e}") from None
 
 
 def judge_cache() -> str:
@@ -556,28 +521,14 @@ def judge_cache() -> str:
     return cache
 
 
-def confinement(hide_judge_cache: bool = False) -> list[str]:
-    """The command prefix that runs a runner confined as above, or [] where this machine does
-    not allow it (no unshare or setpriv; user namespaces turned off): then the runner runs as
-    a plain child, and the integrity guard is what stands between it and the repository.
+def confinement(hide: str | None = None) -> dict | None:
+    """How a runner or the executor is confined (drills.confine), with `hide` looking empty to
+    it; None where this machine does not allow it (user namespaces turned off): then it runs
+    as a plain process, and the integrity guard is what stands between it and the repository.
     DRILLS_NO_NAMESPACES=1 asks for that fallback (the repo's tests of it use this)."""
-    if os.environ.get("DRILLS_NO_NAMESPACES") == "1":
-        return []
-    if not _confinement:
-        prefix = [*NAMESPACES, "sh", "-c", CONFINE, str(catalog.ROOT), ""]
-        try:
-            works = (
-                subprocess.run(
-                    [*prefix, "true"], capture_output=True, timeout=30, check=False
-                ).returncode
-                == 0
-            )
-        except (OSError, subprocess.SubprocessError):
-            works = False
-        _confinement.append(prefix if works else [])
-    if _confinement[0] and hide_judge_cache:
-        return [*_confinement[0][:-1], judge_cache()]
-    return _confinement[0]
+    if os.environ.get("DRILLS_NO_NAMESPACES") == "1" or not confine.available(str(catalog.ROOT)):
+        return None
+    return {"root": str(catalog.ROOT), "hide": hide}
 
 
 def _specs(message: _Message, value):
@@ -588,13 +539,8 @@ def _specs(message: _Message, value):
     return message.spec(value)
 
 
-# What a runner's environment keeps: enough for torch, triton and a GPU, nothing of the judge's.
-_KEPT = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "TRITON_INTERPRET", "HOME", "TMPDIR")
-_KEPT_PREFIXES = ("CUDA_", "NVIDIA_", "TRITON_", "OMP_", "MKL_")
-
-
 def runner_environment(folder: Path, sandbox: Sandbox) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in _KEPT or k.startswith(_KEPT_PREFIXES)}
+    env = forks.kept(os.environ)
     # a cache of its own: the judge's is hidden from it, and nothing it writes may reach the
     # judge's processes
     env["TRITON_CACHE_DIR"] = str(folder / "triton-cache")
@@ -634,8 +580,9 @@ class LearnerCode:
         self.known_past_end: str | None = None  # an input a kernel has been seen to read past
 
     def begin(self) -> None:
-        """Start the runner and the executor now, so that their imports overlap: a file the
-        judge can tell is not gradable yet (unreadable, not started) starts neither."""
+        """Start the runner and the executor now, so that they start while the judge collects
+        the cases: a file the judge can tell is not gradable yet (unreadable, not started)
+        starts neither."""
         if self.source is None or any(map(self.source.raises_not_started, self.source.top_level)):
             return
         self.runner.begin()

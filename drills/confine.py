@@ -1,0 +1,170 @@
+"""Confining a freshly forked process from within: namespaces, mounts and capabilities (Linux).
+
+What `unshare --user --map-root-user --mount --pid --fork --mount-proc` followed by `setpriv
+--bounding-set=-all --inh-caps=-all --no-new-privs` gives a program it execs, given here to the
+process itself, so that a process forked from one that has already imported torch needs no exec
+(drills/judge/forks.py). Inside, the process is the first of a pid namespace of its own and sees
+no process of the grader's, so it can neither find nor signal one, and when it ends the kernel
+ends everything it started. In its mount namespace the repository is read-only and what holds
+answers (solutions/, tests/, .git) is empty, and so is the judge's triton cache if asked (a
+kernel binary planted there would be what the judge runs). Then it gives up every capability,
+so it cannot undo that.
+
+Standard library only: the grader, which imports no torch, asks `available()` too.
+"""
+
+import ctypes
+import os
+import signal
+import warnings
+from dataclasses import dataclass
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+# statvfs flags a read-only remount must keep: a user namespace may not clear them
+_KEPT_FLAGS = {
+    os.ST_NOSUID: _MS_NOSUID,
+    os.ST_NODEV: _MS_NODEV,
+    os.ST_NOEXEC: _MS_NOEXEC,
+    os.ST_NOATIME: 1024,
+    os.ST_NODIRATIME: 2048,
+    os.ST_RELATIME: 1 << 21,
+}
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
+_PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+HIDDEN = ("solutions", "tests", ".git")  # what a confined process must not read
+
+
+class CannotConfine(OSError):
+    """A step of the confinement failed: the process must not go on."""
+
+
+@dataclass(frozen=True)
+class Confinement:
+    root: str  # the repository: read-only, its HIDDEN parts empty
+    hide: str | None = None  # a folder that looks empty and read-only inside (a triton cache)
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name: str, *args) -> None:
+    if getattr(_libc(), name)(*args) != 0:
+        errno = ctypes.get_errno()
+        raise CannotConfine(errno, f"{name}{args[:2]}: {os.strerror(errno)}")
+
+
+def _mount(source, target, fstype, flags: int, data=None) -> None:
+    encoded = [None if s is None else os.fsencode(s) for s in (source, target, fstype, data)]
+    _call("mount", encoded[0], encoded[1], encoded[2], ctypes.c_ulong(flags), encoded[3])
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _enter_namespaces() -> None:
+    """New user, mount and pid namespaces, this user mapped to root inside: the next fork is
+    the pid namespace's first process."""
+    uid, gid = os.geteuid(), os.getegid()
+    _call("unshare", _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID)
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"0 {uid} 1")
+    _write("/proc/self/gid_map", f"0 {gid} 1")
+
+
+def _read_only(path: str) -> None:
+    _mount(path, path, None, _MS_BIND)
+    kept = os.statvfs(path).f_flag
+    flags = sum(ms for st, ms in _KEPT_FLAGS.items() if kept & st)
+    _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags)
+
+
+def _empty(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        _mount("none", path, "tmpfs", _MS_RDONLY, "size=4k")
+    elif os.path.lexists(path):
+        _mount("/dev/null", path, None, _MS_BIND)
+
+
+def _mounts(confinement: Confinement) -> None:
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing below propagates outside
+    _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)  # this pid namespace's
+    _read_only(confinement.root)
+    if confinement.hide and os.path.isdir(confinement.hide):
+        _empty(confinement.hide)
+    for name in HIDDEN:
+        _empty(os.path.join(confinement.root, name))
+
+
+def _drop_capabilities() -> None:
+    """Every capability gone, for good: the bounding set, the ambient set, and the effective,
+    permitted and inheritable sets; nothing exec'd later can gain one."""
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for capability in range(last + 1):
+        _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+    _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    _call("capset", header, (ctypes.c_uint32 * 6)())
+    with open("/proc/self/status") as f:
+        held = [line for line in f if line.startswith("Cap") and int(line.split()[1], 16)]
+    if held:
+        raise CannotConfine(0, f"capabilities still held: {' '.join(held)}")
+
+
+def enter(confinement: Confinement | None, hand_over=None) -> None:
+    """Confine this process, a fresh single-threaded fork; returns in the confined process, the
+    first of its pid namespace (without namespaces, in a plain child). This process never
+    returns: `hand_over(pid)` passes the child's pid on, and it exits, leaving the child to the
+    nearest subreaper; without `hand_over` it waits for the child and ends as the child did.
+    Raises CannotConfine before the fork if a namespace cannot be had."""
+    _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # its /proc files are its own to write
+    if confinement:
+        _enter_namespaces()
+    pid = os.fork()
+    if pid == 0:
+        if hand_over is None:  # unshare's --kill-child: it ends with the process waiting for it
+            _call("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if confinement:
+            _mounts(confinement)
+            _drop_capabilities()
+        return
+    if hand_over is not None:
+        hand_over(pid)
+        os._exit(0)
+    _end_as(os.waitpid(pid, 0)[1])
+
+
+def _end_as(status: int) -> None:
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+_available: list[bool] = []
+
+
+def available(root: str) -> bool:
+    """Whether this machine lets a process confine itself as above (user namespaces on,
+    mounting allowed in them), tried once in a child."""
+    if not _available:
+        with warnings.catch_warnings():  # the child runs nothing that takes a lock
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            try:
+                enter(Confinement(root))
+                os._exit(0)
+            except BaseException:  # noqa: BLE001 - any failure means no
+                os._exit(1)
+        _available.append(os.waitpid(pid, 0)[1] == 0)
+    return _available[0]

@@ -1,0 +1,245 @@
+"""The judge's fork server: its runner and its executor are forks of one image that has imported
+torch and triton and nothing of the run.
+
+A Python that imports torch takes two seconds of CPU before it does anything; a judge used to pay
+that three times, once in itself and once in each process it started. Now its process, as soon
+as it has imported them and before it reads anything of the run (its environment, the inputs'
+seed, the learner's file), forks a server. Each process the judge asks for is forked from that
+server, confines itself (drills.confine: namespaces, a read-only repository, no capabilities;
+as another user under --sandbox), and only then reads what it is to be: its command line,
+environment, folder and descriptors. So what two such processes share is the imports, and
+nothing of one process reaches another: a runner started after a crash is as fresh as the first.
+
+The forked process is handed to the judge, which is a subreaper: its parent exits at once, so
+the judge waits for it, signals it and reads how it ended as for a child it started itself.
+
+Standard library only, like drills.confine: the grader imports this module for `kept()`.
+"""
+
+import contextlib
+import ctypes
+import json
+import os
+import resource
+import runpy
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+
+from drills import catalog, confine, processes
+
+MAX_JOB = 1 << 20
+START_LIMIT = 60  # seconds for a fork to confine itself and say who it is
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
+
+# What a process's environment keeps when it must hold nothing of the grader's: enough for
+# torch, triton and a GPU.
+KEPT = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "TRITON_INTERPRET", "HOME", "TMPDIR")
+KEPT_PREFIXES = ("CUDA_", "NVIDIA_", "TRITON_", "OMP_", "MKL_")
+
+
+def kept(environment: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environment.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
+
+
+class CannotStart(Exception):
+    """The server could not fork the process asked for; str() says why."""
+
+
+class Forked:
+    """A process the fork server handed over, as subprocess.Popen shows one: pid, returncode,
+    poll() and wait()."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped with the orphans (drills.processes)
+                pid, status = self.pid, processes.reaped.pop(self.pid, 0)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.005)
+        return self.returncode
+
+
+class Server:
+    """The fork server, forked from this process now: this process must be the image its
+    forks start from."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        processes.become_subreaper()  # what the server forks is handed over to this process
+        # asked now, while this process has no threads of its own (on a GPU, CUDA starts some)
+        confine.available(str(catalog.ROOT))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        judge = os.getpid()
+        with warnings.catch_warnings():  # numpy's BLAS threads are idle: nothing is held
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                ours.close()
+                _serve(theirs, judge)
+            finally:
+                os._exit(0)  # whatever happened, never back into the judge's code
+        theirs.close()
+        self.sock, self.lock = ours, threading.Lock()
+
+    def spawn(self, job: dict, channel: int, log: int) -> Forked:
+        """Fork a process for `job` (see _become): it talks to the judge on `channel` and
+        writes its output to `log`."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with ours, theirs, self.lock:
+            ours.sendall(json.dumps(job).encode())
+            self.sock.settimeout(START_LIMIT)
+            try:
+                socket.send_fds(self.sock, [b"fork"], [theirs.fileno(), channel, log])
+                forked = self.sock.recv(64)  # once its first process is gone: handed over
+            except OSError as e:
+                raise CannotStart(f"the judge's fork server did not answer: {e}") from None
+            if not forked:
+                raise CannotStart("the judge's fork server is gone")
+            ours.settimeout(1)
+            try:
+                said = json.loads(ours.recv(MAX_JOB))
+            except (OSError, ValueError):
+                said = {"error": f"it ended without a word ({forked.decode()})"}
+        if "pid" not in said:
+            raise CannotStart(f"a process could not be started: {said.get('error')}")
+        return Forked(int(said["pid"]))
+
+
+def _serve(sock: socket.socket, judge: int) -> None:
+    """The server's loop: one fork per request, until the judge is gone."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the judge ends
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # no process of this user reads its memory
+    if os.getppid() != judge:
+        os._exit(0)
+    mine = sock.fileno()  # and nothing else of the judge's: not the pipe its job comes in
+    os.closerange(3, mine)
+    os.closerange(mine + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(sock, 16, 3)
+        except OSError:
+            os._exit(0)
+        if len(fds) != 3:
+            os._exit(0)  # the judge closed its end
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _become(*fds)
+        for fd in fds:
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        sock.send(str(status).encode())
+
+
+def _become(job_fd: int, channel: int, log: int) -> None:
+    """In a fresh fork: read the job, confine, hand the confined process over, and in it run
+    the job's program. Never returns."""
+    talk = socket.socket(fileno=job_fd)
+    try:
+        job = json.loads(talk.recv(MAX_JOB))
+        _output_to(log)
+        user = job.get("user")
+        if user:
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
+        settings = job.get("confinement")
+        confinement = confine.Confinement(**settings) if settings else None
+        confine.enter(confinement, lambda pid: talk.send(json.dumps({"pid": pid}).encode()))
+    except BaseException as e:  # noqa: BLE001 - told to the judge, which reports it
+        traceback.print_exc()
+        with contextlib.suppress(OSError):
+            talk.send(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode())
+        os._exit(1)
+    talk.close()
+    os._exit(_run(job, channel))
+
+
+def _output_to(log: int) -> None:
+    """stdout and stderr to `log`, with Python's objects for them made anew: the image's may
+    stand for something else (pytest's capture, in the repo's own tests)."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        os.dup2(log, fd)
+        setattr(sys, name, open(fd, "w", buffering=1, closefd=False))  # noqa: SIM115
+
+
+def _run(job: dict, channel: int) -> int:
+    """The job's program, in this process: as `python -B [-E -P] PROGRAM ARGS` would run it,
+    with {channel} in its arguments standing for the judge's socket."""
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(channel, 3)
+        os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        os.chdir(job["cwd"])
+        os.environ.clear()
+        os.environ.update(job["env"])
+        sys.dont_write_bytecode = True
+        if not job.get("repository"):
+            _forget_the_repository()
+        program = job["program"]
+        sys.argv = [program, *(a.replace("{channel}", "3") for a in job["args"])]
+        if job.get("module"):
+            runpy.run_module(program, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(program, run_name="__main__")
+        return 0
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    except BaseException:  # noqa: BLE001 - printed, as Python would
+        traceback.print_exc()
+        return 1
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+
+
+def _forget_the_repository() -> None:
+    """What `python -E -P` gives a script: nothing of the repository importable, and none of its
+    modules already imported."""
+    root = str(catalog.ROOT)
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != root]
+    for name in [n for n in sys.modules if n == "drills" or n.startswith("drills.")]:
+        del sys.modules[name]
+
+
+_server: list[Server] = []
+
+
+def start() -> None:
+    """Fork the server now, unless it runs: the judge does this first thing, once torch and
+    triton are imported (drills/judge/main.py)."""
+    if not _server:
+        _server.append(Server())
+
+
+def spawn(job: dict, channel: int, log: int) -> Forked:
+    start()  # outside a judge (the repo's own tests), from whatever this process is now
+    return _server[0].spawn(job, channel, log)
+
+
+def server_pids() -> tuple[int, ...]:
+    """What a judge's clean-up of orphans must spare."""
+    return tuple(server.pid for server in _server)

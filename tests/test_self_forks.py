@@ -1,0 +1,199 @@
+"""The repo's own tests of drills/judge/forks.py and drills/confine.py: what a process the judge
+forks is, sees and holds."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from drills import catalog, confine
+from drills.judge import forks, remote
+
+NAMESPACES = pytest.mark.skipif(
+    not confine.available(str(catalog.ROOT)), reason="no user namespaces on this machine"
+)
+
+# What a forked process reports of itself, as one JSON line.
+WHAT_IT_SEES = """
+import json, os, sys
+seen = {"pid": os.getpid(), "argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}
+seen["processes"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+root = ROOT
+seen["hidden"] = {n: os.listdir(os.path.join(root, n)) for n in ("solutions", "tests", ".git")}
+try:
+    os.close(os.open(root, os.O_TMPFILE | os.O_WRONLY))  # a file with no name: none is left
+    seen["writes"] = True
+except OSError:
+    seen["writes"] = False
+with open("/proc/self/status") as f:
+    seen["status"] = dict(line.split(":", 1) for line in f if line.startswith(("Cap", "NoNew")))
+seen["status"] = {k: v.strip() for k, v in seen["status"].items()}
+seen["drills_imported"] = any(n.split(".")[0] == "drills" for n in sys.modules)
+try:
+    import drills.catalog
+    seen["repository_importable"] = True
+except ImportError:
+    seen["repository_importable"] = False
+def is_open(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+seen["fds"] = [fd for fd in range(256) if is_open(fd)]
+print(json.dumps(seen))
+"""
+
+
+def fork_and_report(tmp_path: Path, program: str, **job) -> tuple[int, str]:
+    """Fork a process for `program` (a script's text) through the fork server: its exit
+    status and what it printed."""
+    script = tmp_path / "program.py"
+    script.write_text(program.replace("ROOT", repr(str(catalog.ROOT))))
+    job = {"program": str(script), "args": ["{channel}", "second"], "cwd": str(tmp_path)} | job
+    job.setdefault("env", {"PATH": os.environ["PATH"], "MARK": "given"})
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with tempfile.TemporaryFile() as log, ours, theirs:
+        forked = forks.spawn(job, theirs.fileno(), log.fileno())
+        status = forked.wait(timeout=120)
+        log.seek(0)
+        return status, log.read().decode()
+
+
+@NAMESPACES
+def test_a_confined_fork_is_alone_read_only_and_without_capabilities(tmp_path):
+    status, printed = fork_and_report(
+        tmp_path, WHAT_IT_SEES, confinement={"root": str(catalog.ROOT), "hide": None}
+    )
+    assert status == 0, printed
+    seen = json.loads(printed)
+    assert seen["pid"] == 1 and seen["processes"] == [1]  # no process of the grader's
+    assert seen["hidden"] == {"solutions": [], "tests": [], ".git": []}
+    assert seen["writes"] is False
+    assert set(seen["status"].values()) == {"0000000000000000", "1"}  # no caps, no new privs
+    # what the job said, and nothing of this process: its argv, cwd, environment
+    assert seen["argv"] == ["3", "second"] and seen["cwd"] == str(tmp_path)
+    assert seen["env"] == {"PATH": os.environ["PATH"], "MARK": "given"}
+    assert seen["drills_imported"] is False and seen["repository_importable"] is False
+    assert seen["fds"] == [0, 1, 2, 3]  # the channel is 3; no descriptor of the judge's
+
+
+def test_without_namespaces_a_fork_still_holds_nothing_of_the_judges(tmp_path):
+    status, printed = fork_and_report(tmp_path, WHAT_IT_SEES, confinement=None)
+    assert status == 0, printed
+    seen = json.loads(printed)
+    assert seen["pid"] != 1 and seen["pid"] in seen["processes"]
+    assert seen["env"] == {"PATH": os.environ["PATH"], "MARK": "given"}
+    assert seen["drills_imported"] is False and seen["repository_importable"] is False
+    assert seen["fds"] == [0, 1, 2, 3]
+
+
+def test_a_fork_is_the_callers_child_and_ends_as_it_ended(tmp_path):
+    """The judge waits for a forked runner and reads how it died, as for a child it exec'd."""
+    status, printed = fork_and_report(tmp_path, "import os, signal; os.kill(os.getpid(), 11)")
+    assert status == -signal.SIGSEGV, printed
+    status, printed = fork_and_report(tmp_path, "import sys; print('bye'); sys.exit(7)")
+    assert (status, printed) == (7, "bye\n")
+    status, printed = fork_and_report(tmp_path, "raise ValueError('in the program')")
+    assert status == 1 and "ValueError: in the program" in printed
+
+
+def test_a_process_that_cannot_be_started_is_named(tmp_path):
+    with pytest.raises(forks.CannotStart, match="could not be started: .*Error"):
+        fork_and_report(tmp_path, "pass", user=[-7, -7])
+
+
+# A learner's file that searches its runner's memory for the judge's environment: the variable
+# below, which the test gives the grader, and DRILLS_SEED, which would give away the inputs.
+SEARCHES_ITS_MEMORY = """
+import re
+
+PATTERN = re.compile(rb"(DRILLS_TEST_SECRET|DRILLS_SEED)=([0-9]{9})")
+
+
+def memory_holds() -> set:
+    found = set()
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as memory:
+        for line in maps:
+            fields = line.split()
+            if not fields[1].startswith("rw") or (len(fields) > 5 and fields[5].startswith("/")):
+                continue  # only what a process writes: heap, stack, anonymous memory
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                memory.seek(start)
+                chunk = memory.read(end - start)
+            except (OSError, ValueError, OverflowError):
+                continue
+            found.update(m.group(1).decode() for m in PATTERN.finditer(chunk))
+    return found
+
+
+raise RuntimeError(f"the runner's memory holds {sorted(memory_holds()) or 'neither'}")
+"""
+
+
+def test_a_runner_holds_nothing_of_the_judges_environment_in_its_memory(tmp_path):
+    """The runner is forked from an image made before the judge read its environment: neither
+    the grader's variables (an instructor's tokens) nor the inputs' seed are in its memory."""
+    learner = tmp_path / "t1_add.py"
+    learner.write_text(SEARCHES_ITS_MEMORY)
+    graded = tmp_path / "graded.json"
+    subprocess.run(
+        [sys.executable, "grader.py", "t1", "--impl", str(tmp_path), "--json", str(graded)],
+        cwd=catalog.ROOT,
+        env=os.environ | {"DRILLS_TEST_SECRET": "271828182", "DRILLS_SEED": "314159265"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    [drill] = json.loads(graded.read_text())["drills"]
+    assert "the runner's memory holds neither" in drill["message"] + json.dumps(drill["checks"])
+
+
+def test_the_runners_environment_is_only_what_it_needs():
+    kept = remote.runner_environment(Path("/tmp/x"), remote.Sandbox())
+    assert set(kept) <= set(forks.KEPT) | {k for k in kept if k.startswith(forks.KEPT_PREFIXES)}
+    assert kept["TRITON_CACHE_DIR"] == "/tmp/x/triton-cache"
+
+
+def test_the_fork_server_ends_with_the_process_that_forked_it():
+    code = textwrap.dedent(
+        """
+        import os
+        from drills.judge import forks
+        forks.start()
+        print(forks.server_pids()[0], flush=True)
+        os._exit(0)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=catalog.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    server = Path(f"/proc/{int(done.stdout)}")
+    deadline = time.monotonic() + 10
+    while server.exists() and "zombie" not in _state(server) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not server.exists() or "zombie" in _state(server), "the server outlived its judge"
+
+
+def _state(process: Path) -> str:
+    try:
+        return next(
+            line for line in (process / "status").read_text().splitlines() if "State" in line
+        )
+    except (OSError, StopIteration):
+        return "zombie"
