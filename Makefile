@@ -67,7 +67,7 @@ $(VENV)/.tests-ready: $(READY) pyproject.toml
 	$(PYTHON) drills/bootstrap.py --with-tests
 
 test: $(VENV)/.tests-ready
-	$(PY) -m pytest -n auto -q
+	$(PY) -m pytest -n auto -q --durations=30
 
 clean:
 	$(PYTHON) drills/bootstrap.py --clean

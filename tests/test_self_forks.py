@@ -14,12 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, confine
+from drills import catalog
 from drills.judge import forks, remote
-
-NAMESPACES = pytest.mark.skipif(
-    not confine.available(str(catalog.ROOT)), reason="no user namespaces on this machine"
-)
 
 # What a forked process reports of itself, as one JSON line.
 WHAT_IT_SEES = """
@@ -68,8 +64,9 @@ def fork_and_report(tmp_path: Path, program: str, **job) -> tuple[int, str]:
         return status, log.read().decode()
 
 
-@NAMESPACES
 def test_a_confined_fork_is_alone_read_only_and_without_capabilities(tmp_path):
+    if not forks.namespaces():
+        pytest.skip("no user namespaces on this machine")
     status, printed = fork_and_report(
         tmp_path, WHAT_IT_SEES, confinement={"root": str(catalog.ROOT), "hide": None}
     )

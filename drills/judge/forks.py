@@ -77,28 +77,44 @@ class Forked:
 
 
 class Server:
-    """The fork server, forked from this process now: this process must be the image its
-    forks start from."""
+    """The fork server. With `fork_this_process`, forked from this process now, which must be
+    the image its forks start from (the judge's, drills/judge/main.py); otherwise a Python of
+    its own, started now, makes that image (any other process: it may have threads, and a
+    fork of a process with threads can inherit a lock held forever)."""
 
-    def __init__(self):
+    def __init__(self, fork_this_process: bool):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         processes.become_subreaper()  # what the server forks is handed over to this process
-        # asked now, while this process has no threads of its own (on a GPU, CUDA starts some)
-        confine.available(str(catalog.ROOT))
+        if fork_this_process:
+            self.pid = self._fork(theirs)
+        else:
+            self.process = subprocess.Popen(
+                [sys.executable, "-B", "-m", "drills.judge.forks", str(theirs.fileno())],
+                cwd=catalog.ROOT,
+                env=kept(os.environ),
+                stdin=subprocess.DEVNULL,
+                pass_fds=[theirs.fileno()],
+            )
+            self.pid = self.process.pid
+        theirs.close()
+        self.sock, self.lock = ours, threading.Lock()
+        self.sock.settimeout(START_LIMIT * 3)  # an exec'd server imports torch first
+        self.namespaces = self.sock.recv(1) == b"1"
+
+    @staticmethod
+    def _fork(theirs: socket.socket) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         judge = os.getpid()
         with warnings.catch_warnings():  # numpy's BLAS threads are idle: nothing is held
             warnings.simplefilter("ignore", DeprecationWarning)
-            self.pid = os.fork()
-        if self.pid == 0:
+            pid = os.fork()
+        if pid == 0:
             try:
-                ours.close()
                 _serve(theirs, judge)
             finally:
                 os._exit(0)  # whatever happened, never back into the judge's code
-        theirs.close()
-        self.sock, self.lock = ours, threading.Lock()
+        return pid
 
     def spawn(self, job: dict, channel: int, log: int) -> Forked:
         """Fork a process for `job` (see _become): it talks to the judge on `channel` and
@@ -134,6 +150,8 @@ def _serve(sock: socket.socket, judge: int) -> None:
     mine = sock.fileno()  # and nothing else of the judge's: not the pipe its job comes in
     os.closerange(3, mine)
     os.closerange(mine + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    # whether its forks can confine themselves, tried in a fork of its own (it has no threads)
+    sock.send(b"1" if confine.available(str(catalog.ROOT)) else b"0")
     while True:
         try:
             _, fds, _, _ = socket.recv_fds(sock, 16, 3)
@@ -225,21 +243,46 @@ def _forget_the_repository() -> None:
         del sys.modules[name]
 
 
+def load_the_image() -> None:
+    """Import what every forked process needs, once, in the process its forks start from."""
+    from drills import runtime
+
+    runtime.interpret_where_no_gpu_can_be()  # before torch imports triton.language
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import triton.language  # noqa: F401
+
+
 _server: list[Server] = []
 
 
 def start() -> None:
-    """Fork the server now, unless it runs: the judge does this first thing, once torch and
-    triton are imported (drills/judge/main.py)."""
+    """Fork the server from this process now: the judge does this first thing, once it has
+    loaded the image and before it reads anything of the run (drills/judge/main.py)."""
     if not _server:
-        _server.append(Server())
+        _server.append(Server(fork_this_process=True))
+
+
+def _running() -> Server:
+    if not _server:  # outside a judge (the repo's own tests): a server of its own
+        _server.append(Server(fork_this_process=False))
+    return _server[0]
 
 
 def spawn(job: dict, channel: int, log: int) -> Forked:
-    start()  # outside a judge (the repo's own tests), from whatever this process is now
-    return _server[0].spawn(job, channel, log)
+    return _running().spawn(job, channel, log)
+
+
+def namespaces() -> bool:
+    """Whether a forked process can confine itself on this machine (drills.confine)."""
+    return _running().namespaces
 
 
 def server_pids() -> tuple[int, ...]:
     """What a judge's clean-up of orphans must spare."""
     return tuple(server.pid for server in _server)
+
+
+if __name__ == "__main__":  # a server started by a process that is no clean image itself
+    load_the_image()
+    _serve(socket.socket(fileno=int(sys.argv[1])), os.getppid())

@@ -10,19 +10,11 @@ import json
 import os
 import sys
 
-from drills import runtime
-
-runtime.interpret_where_no_gpu_can_be()  # before torch imports triton.language
-
-# imported once here, for every process forked from this one
-import numpy  # noqa: F401
-import torch  # noqa: F401
-import triton.language  # noqa: F401
-
 from drills.judge import forks
 
 
 def main() -> int:
+    forks.load_the_image()
     forks.start()
     with os.fdopen(int(sys.argv[1]), "rb") as f:
         job = json.loads(f.read())
