@@ -3,8 +3,9 @@
 LOSES = ["launches its Triton kernel (no torch matmul) and allocates its result"]
 MAX_SCORE = 0
 SAYS = "no Triton kernel was launched"
-
-
-def matmul(a, b, out=None):
-    result = a @ b
-    return result if out is None else out.copy_(result)
+EDITS = [
+    (
+        "    matmul_kernel[grid](\n        a,\n        b,\n        out,\n        M,\n        N,\n        K,\n        BLOCK_M=BLOCK_M,\n        BLOCK_N=BLOCK_N,\n        BLOCK_K=BLOCK_K,\n        num_warps=4,\n        num_stages=4,\n    )\n",
+        "    out.copy_(a @ b)\n",
+    ),
+]
