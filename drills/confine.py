@@ -87,7 +87,7 @@ def _read_only(path: str) -> None:
 
 
 def _empty(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
+    if os.path.isdir(path):  # a link to a folder too: what it points to is covered
         _mount("none", path, "tmpfs", _MS_RDONLY, "size=4k")
     elif os.path.lexists(path):
         _mount("/dev/null", path, None, _MS_BIND)
@@ -145,7 +145,8 @@ def enter(confinement: Confinement | None, hand_over=None) -> None:
 
 def _end_as(status: int) -> None:
     if os.WIFSIGNALED(status):
-        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        if os.WTERMSIG(status) != signal.SIGKILL:  # SIGKILL's disposition cannot be set
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
         os.kill(os.getpid(), os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 

@@ -194,3 +194,51 @@ def _state(process: Path) -> str:
         )
     except (OSError, StopIteration):
         return "zombie"
+
+
+def test_a_runner_is_the_first_to_go_when_memory_runs_out(tmp_path):
+    """A runner is forked from a server the judge forked: it must have the judge's
+    oom_score_adj of 1000, not the grader's, or memory running out kills the judge first."""
+    (tmp_path / "t1_add.py").write_text(
+        'raise RuntimeError("oom_score_adj " + open("/proc/self/oom_score_adj").read().strip())\n'
+    )
+    graded = tmp_path / "graded.json"
+
+    def as_a_grader_started_by_a_person():
+        Path("/proc/self/oom_score_adj").write_text("0")  # lowering it needs root
+
+    if os.geteuid() != 0:
+        pytest.skip("only root can give the grader back the oom_score_adj of 0 a shell has")
+    subprocess.run(
+        [sys.executable, "grader.py", "t1", "--impl", str(tmp_path), "--json", str(graded)],
+        cwd=catalog.ROOT,
+        preexec_fn=as_a_grader_started_by_a_person,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    [drill] = json.loads(graded.read_text())["drills"]
+    assert "oom_score_adj 1000" in json.dumps(drill["checks"]) + drill["message"]
+
+
+def test_a_hidden_folder_that_is_a_link_is_covered_where_it_points(tmp_path):
+    """A checkout whose tests/ is a link to a folder elsewhere: a runner sees it empty (the
+    covering used to fail, and with it every runner)."""
+    if not forks.namespaces():
+        pytest.skip("no user namespaces on this machine")
+    root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    (root / "solutions").mkdir(parents=True)
+    (root / "solutions" / "t1_add.py").write_text("the answer")
+    (elsewhere / "tests").mkdir(parents=True)
+    (elsewhere / "tests" / "test_t1_add.py").write_text("the checks")
+    (root / "tests").symlink_to(elsewhere / "tests")
+    (root / ".git").write_text("gitdir: elsewhere")  # a worktree's .git is a file
+    program = (
+        "import os\n"
+        f"root = {str(root)!r}\n"
+        "print(sorted((n, os.listdir(os.path.join(root, n))) for n in ('solutions', 'tests')))\n"
+        "print(repr(open(os.path.join(root, '.git')).read()))\n"
+    )
+    status, printed = fork_and_report(tmp_path, program, confinement={"root": str(root)})
+    assert status == 0, printed
+    assert printed.split("\n")[:2] == ["[('solutions', []), ('tests', [])]", "''"]

@@ -121,13 +121,13 @@ class Server:
         writes its output to `log`."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with ours, theirs, self.lock:
-            ours.sendall(json.dumps(job).encode())
             self.sock.settimeout(START_LIMIT)
             try:
+                ours.sendall(json.dumps(job).encode())
                 socket.send_fds(self.sock, [b"fork"], [theirs.fileno(), channel, log])
                 forked = self.sock.recv(64)  # once its first process is gone: handed over
             except OSError as e:
-                raise CannotStart(f"the judge's fork server did not answer: {e}") from None
+                raise CannotStart(f"the judge's fork server could not be asked: {e}") from None
             if not forked:
                 raise CannotStart("the judge's fork server is gone")
             ours.settimeout(1)
@@ -159,13 +159,16 @@ def _serve(sock: socket.socket, judge: int) -> None:
             os._exit(0)
         if len(fds) != 3:
             os._exit(0)  # the judge closed its end
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process left for now: this request fails, not the server
+            pid = None
         if pid == 0:
             sock.close()
             _become(*fds)
         for fd in fds:
             os.close(fd)
-        _, status = os.waitpid(pid, 0)
+        status = os.waitpid(pid, 0)[1] if pid else "no fork"
         sock.send(str(status).encode())
 
 

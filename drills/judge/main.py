@@ -10,10 +10,14 @@ import json
 import os
 import sys
 
+from drills import processes
 from drills.judge import forks
 
 
 def main() -> int:
+    # before the fork: the server, and every process forked from it, keep these
+    processes.guard_this_process()
+    processes.first_to_go_when_memory_runs_out()
     forks.load_the_image()
     forks.start()
     with os.fdopen(int(sys.argv[1]), "rb") as f:
