@@ -1,6 +1,6 @@
 # The command surface. Each target sets up .venv on first use (drills/bootstrap.py).
 #   make grade [DRILL=t1] [IMPL=mine|solutions] [JSON=path] [V=1]   grade your kernels (LANG=zh)
-#   make grade DRILL=t3 CHECK=tail                            only the checks named with "tail"
+#   make grade DRILL=t3 CHECK=k_tail                          one check by its id (drills/spec.py)
 #   make progress                                             every drill's last grade, and next
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
 #   make hint [DRILL=t2] [LANG=zh]                            the next hint for a drill (zh: 中文)

@@ -4,6 +4,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from drills import spec
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -17,6 +19,10 @@ class Drill:
     @property
     def stub(self) -> Path:
         return ROOT / "drills" / "stubs" / f"{self.slug}.py"
+
+    @property
+    def spec(self) -> spec.Spec:
+        return spec.of(self.slug)
 
     @property
     def test_file(self) -> Path:
@@ -69,20 +75,12 @@ def source_file(impl: str, slug: str) -> Path:
     return find(slug).source(impl)
 
 
-@dataclass(frozen=True)
-class SuiteCheck:
-    name: str
-    points: int
-    code: str  # its test function, decorators and all
-
-
-def suite_checks(drill: Drill) -> list[SuiteCheck]:
-    """The checks of the drill's suite in file order, read from its text (no torch needed):
-    each `@check("name", points=N)` test function, and the later ones of the same name (a check
-    whose cases need a test of their own, a run twice) joined to the first."""
+def suite_code(drill: Drill) -> dict[str, str]:
+    """The code of each check of the drill's spec, by id: the suite's test functions marked
+    `@check("id")` for it, decorators and all, read from the suite's text (no torch needed)."""
     source = drill.test_file.read_text()
     lines = source.splitlines()
-    checks: dict[str, SuiteCheck] = {}
+    code: dict[str, list[str]] = {c.id: [] for c in drill.spec.checks}
     for node in ast.parse(source).body:
         if not isinstance(node, ast.FunctionDef):
             continue
@@ -93,12 +91,8 @@ def suite_checks(drill: Drill) -> list[SuiteCheck]:
                 and decorator.args
                 and isinstance(decorator.args[0], ast.Constant)
             ):
-                name = decorator.args[0].value
-                points = next(k.value.value for k in decorator.keywords if k.arg == "points")
-                code = "\n".join(lines[node.decorator_list[0].lineno - 1 : node.end_lineno])
-                if name in checks:
-                    if checks[name].points != points:
-                        raise ValueError(f"{drill.test_file.name}: {name!r} has two point values")
-                    code = f"{checks[name].code}\n\n\n{code}"
-                checks[name] = SuiteCheck(name, points, code)
-    return list(checks.values())
+                first = node.decorator_list[0].lineno - 1
+                code[drill.spec.check(decorator.args[0].value).id].append(
+                    "\n".join(lines[first : node.end_lineno])
+                )
+    return {id: "\n\n\n".join(functions) for id, functions in code.items()}

@@ -75,8 +75,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--check",
         metavar="TEXT",
-        help="run only the checks of one drill whose names contain TEXT (any case); the drill's "
-        "recorded grade is left as it was",
+        help="run only the check of one drill whose id is TEXT, or those whose names contain it "
+        "(any case); the drill's recorded grade is left as it was",
     )
     parser.add_argument(
         "--watching",
@@ -188,7 +188,7 @@ def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
     if text is None:
         return None
     if len(selected) != 1:
-        raise KeyError("--check needs one drill: make grade DRILL=t3 CHECK=tail")
+        raise KeyError("--check needs one drill: make grade DRILL=t3 CHECK=k_tail")
     return grading.select_checks(selected[0], text)
 
 

@@ -221,8 +221,10 @@ def _test_code(r: DrillResult, c: CheckResult | None) -> str:
 
 @functools.cache
 def _check_functions(slug: str) -> dict[str, str]:
-    """Check name -> the source of its test function."""
-    return {c.name: c.code for c in catalog.suite_checks(catalog.find(slug))}
+    """Check name -> the source of its test functions."""
+    drill = catalog.find(slug)
+    code = catalog.suite_code(drill)
+    return {c.name: code[c.id] for c in drill.spec.checks}
 
 
 # ---------------------------------------------------------------------------------------------

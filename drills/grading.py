@@ -8,7 +8,6 @@ marked. Every drill is reported, whatever happened, and its score is only ever t
 the checks the judge saw pass.
 """
 
-import ast
 import contextlib
 import json
 import os
@@ -413,30 +412,18 @@ def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def check_names(drill: catalog.Drill) -> list[str]:
-    """The names of the drill's checks, in the suite's order, read from its `@check("name",
-    points=...)` decorators without importing the suite."""
-    tree = ast.parse(drill.test_file.read_text())
-    return [
-        decorator.args[0].value
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef)
-        for decorator in node.decorator_list
-        if isinstance(decorator, ast.Call)
-        and isinstance(decorator.func, ast.Name)
-        and decorator.func.id == "check"
-    ]
-
-
 def select_checks(drill: catalog.Drill, text: str) -> list[str]:
-    """The drill's checks whose names contain `text` (any case), or a KeyError that lists the
-    drill's checks."""
-    names = check_names(drill)
-    chosen = [name for name in names if text.lower() in name.lower()]
+    """The names of the drill's checks that `text` chooses: the one whose id it is, else those
+    whose names contain it (any case); or a KeyError that lists the drill's checks."""
+    checks = drill.spec.checks
+    chosen = [c.name for c in checks if c.id == text] or [
+        c.name for c in checks if text.lower() in c.name.lower()
+    ]
     if not chosen:
-        listed = "\n".join(f"  {name}" for name in names)
+        listed = "\n".join(f"  {c.id:<14}{c.name}" for c in checks)
         raise KeyError(
-            f"no check of {drill.id} has {text!r} in its name; its checks are:\n{listed}"
+            f"no check of {drill.id} has {text!r} as its id or in its name; its checks, "
+            f"id and name:\n{listed}"
         )
     return chosen
 
@@ -636,9 +623,9 @@ def _every_check(drill: catalog.Drill, status: str, why: str, shown_as: str) -> 
     run; its extra checks not started (worth nothing, they need no reason of their own)."""
     checks = [
         CheckResult(c.name, status, 0.0, float(c.points), why)
-        if c.points
+        if not c.optional
         else CheckResult(c.name, "not_started", 0.0, 0.0, why, scored=False)
-        for c in catalog.suite_checks(drill)
+        for c in drill.spec.checks
     ]
     most = float(sum(c.max_score for c in checks))
     return DrillResult(

@@ -113,14 +113,17 @@ def version_named(path: Path, message: str) -> bool:
 
 
 def negative_meta(path: Path) -> dict:
-    """A negative's declarations: LOSES, the checks it must lose; SAYS, words its first lost
-    check must contain; MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught;
-    TRITON_CHANGES_AT, the version where what a learner sees of its mistake changes."""
+    """A negative's declarations: LOSES, the ids of the checks it must lose (read here as
+    their names, from its drill's spec); SAYS, words its first lost check must contain;
+    MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught; TRITON_CHANGES_AT,
+    the version where what a learner sees of its mistake changes."""
     values = {"MAX_SCORE": 100, "RUNTIMES": ["interpreter", "gpu"], "TRITON_CHANGES_AT": None}
     for node in ast.parse(path.read_text()).body:
         target = node.targets[0] if isinstance(node, ast.Assign) else None
         if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:
             values[target.id] = ast.literal_eval(node.value)
+    declared = catalog.find(path.parent.name).spec
+    values["LOSES"] = [declared.check(id).name for id in values["LOSES"]]
     return values
 
 
@@ -159,12 +162,12 @@ def runner_triton() -> str:
     """Run inside a version's environment: the triton a runner imports, as a graded file says."""
     from drills import grading
 
+    t1 = catalog.find("t1")
+    adds = t1.spec.check("adds").name
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "t1_add.py").write_text(SAYS_ITS_TRITON)
-        result = grading.grade(
-            catalog.find("t1"), folder, "interpreter", only_checks=["adds two vectors"]
-        )
-    message = next(c.message for c in result.checks if c.name == "adds two vectors")
+        result = grading.grade(t1, folder, "interpreter", only_checks=[adds])
+    message = next(c.message for c in result.checks if c.name == adds)
     seen = re.search(r"this runner imports triton (\d+\.\d+\.\d+)", message)
     return seen.group(1) if seen else "?"
 

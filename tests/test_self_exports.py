@@ -54,10 +54,8 @@ needs_node = pytest.mark.skipif(
 
 
 def suite_checks(drill: catalog.Drill) -> list[tuple[str, int]]:
-    """(name, points) of each check of the drill's suite, in file order (a check whose cases
-    lie in several test functions once)."""
-    found = re.findall(r'@check\(\s*"([^"]+)",\s*points=(\d+)\)', drill.test_file.read_text())
-    return list(dict.fromkeys((name, int(points)) for name, points in found))
+    """(name, points) of each check of the drill's spec, in its order."""
+    return [(c.name, c.points) for c in drill.spec.checks]
 
 
 def check_in(state: str, i: int, source: str) -> tuple[str, str, str]:
@@ -409,7 +407,8 @@ def test_exercism_has_test_code_in_file_order(state):
     ]
     for test, c in zip(document["tests"], scored, strict=True):
         assert (
-            test["test_code"].startswith(f'@check("{c.name}"') and "def test_" in test["test_code"]
+            test["test_code"].startswith(f'@check("{T1.spec.named(c.name).id}")')
+            and "def test_" in test["test_code"]
         )
         assert test["status"] == {"passed": "pass", "failed": "fail", "not_started": "fail"}.get(
             c.status, "error"

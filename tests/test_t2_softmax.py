@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 import torch
 
+from drills import spec
 from drills.bench import Bench, Shape
 from drills.judge.gpu_compile import check_compiles
 from drills.judge.testing import (
@@ -21,8 +22,8 @@ from drills.judge.testing import (
     Hints,
     Tolerance,
     big_gpu_memory,
-    check,
     check_allocates,
+    checks_of,
     device,
     drawn,
     generator,
@@ -42,6 +43,9 @@ TOLERANCES = {
     torch.float16: Tolerance(6e-8, 1e-3),
     torch.bfloat16: Tolerance(1e-8, 8e-3),
 }
+
+SPEC = spec.of("t2_softmax")  # the checks' ids, names and points, and the bench shapes
+check = checks_of(SPEC)
 
 HINTS = Hints(
     outside="Loads and stores need mask = cols < n_cols, and each row starts at "
@@ -273,7 +277,7 @@ def shapes(*pairs: tuple[int, int]) -> list:
 ROWS, COLS = (1, 40), (16, 2048)
 
 
-@check("computes a row-wise softmax", points=10)
+@check("softmax")
 @pytest.mark.parametrize(
     "shape", [*shapes((16, 1024), (8, 128)), drawn(ROWS, COLS), gpu((4096, 4096))]
 )
@@ -281,13 +285,13 @@ def test_softmax_values(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=1), seed=1))
 
 
-@check("computes a row-wise softmax", points=10)
+@check("softmax")
 def test_softmax_twice(impl):
     # two calls in a row: what the first leaves behind must not change the second's result
     run_twice(make_case(impl, 10, 256, seed=1))
 
 
-@check("pads masked lanes with -inf (rows that are not a power of two)", points=15)
+@check("padding")
 @pytest.mark.parametrize(
     "shape, shift",
     [
@@ -311,7 +315,7 @@ def test_pads_with_minus_inf(impl, shape, shift):
 NEAR_1000 = Tolerance(1e-8, 5e-4)
 
 
-@check("subtracts the row max (values near 1000 do not overflow)", points=10)
+@check("max")
 @pytest.mark.parametrize(
     "shape, dtype, scale, shift, row_shift",
     [
@@ -339,7 +343,7 @@ def test_subtracts_row_max(impl, shape, dtype, scale, shift, row_shift):
     run_case(case)
 
 
-@check("follows the row strides of x and out (rows of a wider tensor)", points=15)
+@check("strides")
 @pytest.mark.parametrize(
     "shape, gap",
     [
@@ -354,7 +358,7 @@ def test_row_strides(impl, shape, gap):
     run_case(dataclasses.replace(case, through_strides=True))
 
 
-@check("follows the row strides of x and out (rows of a wider tensor)", points=15)
+@check("strides")
 @pytest.mark.parametrize(
     "gap", [pytest.param(2**30, id="3x512-x-row-stride-2^30+512", marks=needs_gpu("4.3 GB x"))]
 )
@@ -370,7 +374,7 @@ def test_row_offsets_past_2_31(impl, gap):
         )
 
 
-@check("writes every row (row counts that do not divide evenly)", points=10)
+@check("rows")
 @pytest.mark.parametrize(
     "shape", [*shapes((37, 64), (63, 100), (1, 300), (2, 256)), drawn((1, 70), (16, 300))]
 )
@@ -378,13 +382,13 @@ def test_every_row(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=5), seed=5))
 
 
-@check("handles rows of 1 and 2 columns", points=5)
+@check("narrow")
 @pytest.mark.parametrize("shape", shapes((1, 1), (3, 1), (6, 2)))
 def test_tiny_rows(impl, shape):
     run_case(make_case(impl, *shape, seed=6))
 
 
-@check("keeps the input dtype (fp16; bf16 on a GPU)", points=10)
+@check("dtypes")
 @pytest.mark.parametrize(
     "dtype",
     [
@@ -396,7 +400,7 @@ def test_dtypes(impl, dtype):
     run_case(make_case(impl, 13, 781, dtype, seed=7))
 
 
-@check("covers rows longer than 4096 columns with one block", points=10)
+@check("wide")
 @pytest.mark.parametrize(
     "shape, late_max",
     [
@@ -416,20 +420,20 @@ def test_long_rows(impl, shape, late_max):
     run_case(make_case(impl, *sides(shape, seed=8), seed=8, late_max=late_max))
 
 
-@check("stays inside its tensors (no stray loads or stores)", points=5)
+@check("inside")
 @pytest.mark.parametrize("shape", [*shapes((4, 100), (2, 33)), drawn(ROWS, COLS)])
 def test_stays_inside(impl, shape):
     case = make_case(impl, *sides(shape, seed=9), seed=9, gap=(31, 17))
     run_case(dataclasses.replace(case, past_end=True))
 
 
-@check("launches its Triton kernel (no torch softmax) and allocates its result", points=5)
+@check("launches")
 def test_launches_kernel(impl):
     run_case(make_case(impl, 10, 300, seed=10))
     check_allocates(make_case(impl, 10, 300, seed=10))
 
 
-@check("compiles for a GPU (sm_90)", points=5)
+@check("compiles")
 @pytest.mark.parametrize(
     "dtype", [pytest.param(torch.float32, id="fp32"), pytest.param(torch.float16, id="fp16")]
 )
@@ -442,24 +446,16 @@ def bench_inputs(shape: Shape) -> tuple[torch.Tensor]:
     return (torch.randn(p["rows"], p["cols"], device="cuda", dtype=p["dtype"]),)
 
 
-def _bench_shapes() -> list[Shape]:
-    pairs = [(4096, 256), (4096, 1024), (4096, 4096), (4096, 16384), (1024, 65536)]
-    return [
-        Shape(
-            f"{DTYPE_NAMES[dtype]} {m}x{n}",
-            n,
-            {"rows": m, "cols": n, "dtype": dtype},
-            series=DTYPE_NAMES[dtype],
-        )
-        for dtype in (torch.float32, torch.float16)
-        for m, n in pairs
-    ]
+def _bench_shape(rows: int, cols: int, dtype: str) -> Shape:
+    dtypes = {name: dtype for dtype, name in DTYPE_NAMES.items()}
+    params = {"rows": rows, "cols": cols, "dtype": dtypes[dtype]}
+    return Shape(f"{dtype} {rows}x{cols}", cols, params, series=dtype)
 
 
-# Benchmark shapes, separate from the test shapes: those of the H200 baselines.
+# The benchmark, over the shapes the spec declares (separate from the test shapes)
 BENCH = Bench(
     entry="softmax",
-    shapes=_bench_shapes(),
+    shapes=[_bench_shape(**p) for p in SPEC.bench_shapes],
     make_inputs=bench_inputs,
     torch_fn=lambda x: torch.softmax(x, dim=-1),
     torch_name="torch.softmax",

@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 import torch
 
+from drills import spec
 from drills.bench import Bench, Shape
 from drills.judge.gpu_compile import check_compiles
 from drills.judge.testing import (
@@ -19,8 +20,8 @@ from drills.judge.testing import (
     Hints,
     Tolerance,
     big_gpu_memory,
-    check,
     check_allocates,
+    checks_of,
     device,
     dot_product_tolerance,
     drawn,
@@ -39,6 +40,9 @@ from drills.judge.testing import (
 # rest; entries of randn products are around sqrt(K), wrong ones off by as much.
 TOLERANCE = Tolerance(1e-2, 2e-3)
 EXACT = Tolerance(0, 0)  # sums of small integers: fp16 holds them exactly
+
+SPEC = spec.of("t3_matmul")  # the checks' ids, names and points, and the bench shapes
+check = checks_of(SPEC)
 
 HINTS = Hints(
     outside="Store with mask = (rows < M) & (cols < N): the last row and column of tiles run "
@@ -141,7 +145,7 @@ def mnk(*triples: tuple[int, int, int], gpu: tuple = ()) -> list:
 SIDE, LONG_K = (16, 160), (16, 256)
 
 
-@check("multiplies matrices whose sides are multiples of the blocks", points=10)
+@check("multiplies")
 @pytest.mark.parametrize(
     "shape",
     [
@@ -155,13 +159,13 @@ def test_multiplies(impl, shape):
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
-@check("multiplies matrices whose sides are multiples of the blocks", points=10)
+@check("multiplies")
 def test_multiplies_twice(impl):
     # two calls in a row: what the first leaves behind (a workspace) must not change the second
     run_twice(make_case(impl, 256, 256, 64, seed=1))
 
 
-@check("masks the K tail (K not a multiple of BLOCK_K)", points=15)
+@check("k_tail")
 @pytest.mark.parametrize(
     "shape",
     [
@@ -173,7 +177,7 @@ def test_k_tail(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=2), seed=2, hints=K_MASK_HINTS))
 
 
-@check("masks the M and N edges (sides not multiples of the tile)", points=15)
+@check("edges")
 @pytest.mark.parametrize(
     "shape",
     [
@@ -187,7 +191,7 @@ def test_mn_edges(impl, shape):
     run_case(dataclasses.replace(case, past_end=True))
 
 
-@check("accumulates in fp32 (long K)", points=15)
+@check("fp32")
 @pytest.mark.parametrize("shape", mnk((16, 16, 4096), (16, 32, 2048)))
 def test_fp32_accumulator(impl, shape):
     # rand (not randn): positive products, so the sums grow large and an fp16 running sum
@@ -195,7 +199,7 @@ def test_fp32_accumulator(impl, shape):
     run_case(make_case(impl, *shape, seed=4, positive=True, hints=FP32_HINTS))
 
 
-@check("uses each matrix's own row length (non-square shapes)", points=10)
+@check("row_lengths")
 @pytest.mark.parametrize(
     "shape", [*mnk((100, 200, 32), (200, 100, 32), (64, 32, 128)), drawn(SIDE, SIDE, SIDE)]
 )
@@ -225,7 +229,7 @@ def past_2_31_case(impl, M: int) -> Case:
     )
 
 
-@check("uses each matrix's own row length (non-square shapes)", points=10)
+@check("row_lengths")
 @pytest.mark.parametrize(
     "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
 )
@@ -234,7 +238,7 @@ def test_row_offsets_past_2_31(impl, M):
         run_case(past_2_31_case(impl, M))
 
 
-@check("launches a grid that covers c (rounds up)", points=10)
+@check("grid")
 @pytest.mark.parametrize(
     "shape",
     [*mnk((129, 129, 16), (257, 65, 16), (1, 1, 16)), drawn(SIDE, SIDE, (16, 16), offsets=(1,))],
@@ -243,13 +247,13 @@ def test_grid_covers_c(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=6), seed=6))
 
 
-@check("starts the accumulator once per tile, not once per K step", points=10)
+@check("acc_once")
 @pytest.mark.parametrize("shape", mnk((64, 64, 256), (32, 96, 256)))
 def test_accumulator_reset(impl, shape):
     run_case(make_case(impl, *shape, seed=7, hints=RESET_HINTS))
 
 
-@check("runs the K loop over the last, partial block", points=5)
+@check("last_k_block")
 @pytest.mark.parametrize(
     "shape",
     [*mnk((64, 64, 80), (128, 64, 16), (32, 32, 200)), drawn(SIDE, SIDE, LONG_K, offsets=(-1, 7))],
@@ -258,13 +262,13 @@ def test_k_loop_rounds_up(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=8), seed=8, hints=K_LOOP_HINTS))
 
 
-@check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)
+@check("launches")
 def test_launches_kernel(impl):
     run_case(make_case(impl, 96, 80, 64, seed=9))
     check_allocates(make_case(impl, 96, 80, 64, seed=9))
 
 
-@check("compiles for a GPU (sm_90)", points=5)
+@check("compiles")
 def test_compiles_for_gpu(impl):
     check_compiles(make_case(impl, 96, 80, 48, seed=10))
 
@@ -282,19 +286,10 @@ def _shape(m: int, n: int, k: int) -> Shape:
     return Shape(label, float(m * n * k) ** (1 / 3), {"mnk": (m, n, k)})
 
 
-# Benchmark shapes, separate from the test shapes: those of the H200 baselines.
+# The benchmark, over the shapes the spec declares (separate from the test shapes)
 BENCH = Bench(
     entry="matmul",
-    shapes=[
-        _shape(*s)
-        for s in [
-            (1000, 3000, 2000),
-            (4096, 4096, 512),
-            (4096, 4096, 4096),
-            (8192, 1024, 8192),
-            (8192, 8192, 8192),
-        ]
-    ],
+    shapes=[_shape(*p["mnk"]) for p in SPEC.bench_shapes],
     make_inputs=bench_inputs,
     torch_fn=torch.matmul,
     torch_name="cuBLAS (torch.matmul)",

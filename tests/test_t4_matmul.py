@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 import torch
 
-from drills import runtime
+from drills import runtime, spec
 from drills.bench import Bench, Shape
 from drills.judge.gpu_compile import check_compiles
 from drills.judge.remote import LearnerError
@@ -21,8 +21,8 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
-    check,
     check_allocates,
+    checks_of,
     device,
     dot_product_tolerance,
     drawn,
@@ -40,6 +40,9 @@ from drills.judge.testing import (
 # as in t3: fp16 output rounding dominates; each case measures it against |a| @ |b|
 TOLERANCE = Tolerance(1e-2, 2e-3)
 EXACT = Tolerance(0, 0)  # sums of small integers: fp16 holds them exactly
+
+SPEC = spec.of("t4_matmul")  # the checks' ids, names and points, and the bench shapes
+check = checks_of(SPEC)
 
 HINTS = Hints(
     outside="Store with mask = (offs_am < M) & (offs_bn < N), through c's own strides.",
@@ -195,7 +198,7 @@ def autotune_configs(impl) -> list[tuple[str, dict]]:
     ]
 
 
-@check("multiplies matrices", points=10)
+@check("multiplies")
 @pytest.mark.parametrize(
     "shape",
     [
@@ -209,7 +212,7 @@ def test_multiplies(impl, shape):
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
-@check("multiplies matrices", points=10)
+@check("multiplies")
 def test_multiplies_twice(impl):
     # two calls in a row: what the first leaves behind (a workspace) must not change the second
     run_twice(make_case(impl, 96, 80, 64, seed=1))
@@ -221,7 +224,7 @@ def test_multiplies_twice(impl):
 GRID_SHAPES = [(100, 70, 48), (250, 260, 64)]
 
 
-@check("computes its grid from the config autotune chose (every config)", points=15)
+@check("autotune_grid")
 @pytest.mark.parametrize("shape", mnk(*GRID_SHAPES))
 def test_grid_follows_config(impl, shape):
     configs = autotune_configs(impl)
@@ -409,7 +412,7 @@ GROUPED = [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)]
 LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
 
 
-@check("visits every tile once, in grouped order", points=10)
+@check("grouped")
 @pytest.mark.parametrize(
     "grid",
     [
@@ -427,7 +430,7 @@ def test_grouped_order(impl, grid):
         pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
-@check("clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)", points=10)
+@check("last_group")
 @pytest.mark.parametrize(
     "grid",
     [
@@ -447,7 +450,7 @@ def test_last_group(impl, grid):
         pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
-@check("follows the strides of a, b and c (w.t(), slices)", points=15)
+@check("strides")
 @pytest.mark.parametrize(
     "layout",
     [
@@ -466,7 +469,7 @@ def test_strides(impl, layout):
     run_case(dataclasses.replace(case, through_strides=True))
 
 
-@check("masks the K tail", points=10)
+@check("k_tail")
 @pytest.mark.parametrize(
     "shape", [*mnk((64, 48, 45), (96, 32, 100)), drawn(SIDE, SIDE, (16, 256), offsets=(-3, 1, 5))]
 )
@@ -474,7 +477,7 @@ def test_k_tail(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=4), seed=4, hints=K_HINTS))
 
 
-@check("masks the M and N edges", points=10)
+@check("edges")
 # 108 x 72 x 48: N, K and every row stride are multiples of 8, M is not (and 104, the multiple
 # of 8 below it, is no tile's first row)
 @pytest.mark.parametrize(
@@ -490,20 +493,20 @@ def test_mn_edges(impl, shape):
     run_case(dataclasses.replace(case, past_end=True))
 
 
-@check("accumulates in fp32 (long K)", points=10)
+@check("fp32")
 @pytest.mark.parametrize("shape", mnk((64, 32, 2048)))
 def test_fp32_accumulator(impl, shape):
     run_case(make_case(impl, *shape, seed=6, positive=True, hints=FP32_HINTS))
 
 
-@check("launches its Triton kernel (no torch matmul) and allocates its result", points=5)
+@check("launches")
 def test_launches_kernel(impl):
     # the shape and layout of a strides case: compiled already
     run_case(make_case(impl, 96, 80, 72, seed=7, b_t=True))
     check_allocates(make_case(impl, 96, 80, 72, seed=7, b_t=True))
 
 
-@check("compiles for a GPU (sm_90)", points=5)
+@check("compiles")
 def test_compiles_for_gpu(impl):
     check_compiles(make_case(impl, 100, 70, 48, seed=8))
     if not runtime.current().is_gpu and impl.autotuned("matmul_kernel"):
@@ -546,7 +549,7 @@ def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
     )
 
 
-@check("multiplies matrices", points=10)
+@check("multiplies")
 @pytest.mark.parametrize(
     "shape",
     [
@@ -585,21 +588,10 @@ def _shape(m: int, n: int, k: int, b_t: bool = False) -> Shape:
     )
 
 
-# Benchmark shapes, separate from the test shapes: those of the H200 baselines.
+# The benchmark, over the shapes the spec declares (separate from the test shapes)
 BENCH = Bench(
     entry="matmul",
-    shapes=[
-        _shape(*s)
-        for s in [
-            (16, 4096, 4096),
-            (1000, 3000, 2000),
-            (4096, 4096, 512),
-            (4096, 4096, 4096),
-            (8192, 1024, 8192),
-            (8192, 8192, 8192),
-        ]
-    ]
-    + [_shape(4096, 4096, 4096, b_t=True)],
+    shapes=[_shape(*p["mnk"], b_t=p["b_t"]) for p in SPEC.bench_shapes],
     make_inputs=bench_inputs,
     torch_fn=torch.matmul,
     torch_name="cuBLAS (torch.matmul)",

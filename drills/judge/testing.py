@@ -23,14 +23,21 @@ import pytest
 import torch
 import triton
 
-from drills import catalog, runtime, versions
+from drills import catalog, runtime, spec, versions
 from drills.errors import explain  # noqa: F401 - the suites' import of it
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
 
-def check(name: str, points: int):
-    """Mark a test function as a graded check worth `points` when every one of its cases passes."""
-    return pytest.mark.check(name=name, points=points)
+def checks_of(declared: spec.Spec):
+    """The `@check(id)` of a drill's suite: it marks a test function's cases as cases of the
+    check its spec declares under `id`, which earns its points when every one of them passes
+    (a check may span several test functions)."""
+
+    def check(id: str):
+        c = declared.check(id)
+        return pytest.mark.check(id=c.id, name=c.name, points=c.points)
+
+    return check
 
 
 def needs_gpu(reason: str):

@@ -1,6 +1,6 @@
 """Converts to float32 before adding: integers above 2^24 come back rounded."""
 
-LOSES = ["keeps the input dtype (fp16, int32; bf16 on a GPU)"]
+LOSES = ["dtypes"]
 SAYS = "float32"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """The textbook offsets, pid * BLOCK_SIZE in int32: past 2^31 elements they wrap negative."""
 
-LOSES = ["indexes past 2^31 elements (int64 offsets)"]
+LOSES = ["int64"]
 SAYS = "2^31"
 RUNTIMES = ["gpu"]
 EDITS = [

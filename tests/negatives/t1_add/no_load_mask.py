@@ -2,7 +2,7 @@
 past the end of x and y. The interpreter sees the reads; a GPU faults on them where x ends at
 unmapped memory."""
 
-LOSES = ["stays inside its tensors (no stray loads or stores)"]
+LOSES = ["inside"]
 SAYS = "outside `x`"
 EDITS = [
     (

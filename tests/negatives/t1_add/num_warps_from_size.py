@@ -2,7 +2,7 @@
 (not a power of two), and past 2^18 elements more than 32.
 """
 
-LOSES = ["masks the tail (n not a multiple of BLOCK_SIZE)"]
+LOSES = ["tail"]
 SAYS = "a power of two from 1 to 32"
 EDITS = [
     (

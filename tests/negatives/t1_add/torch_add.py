@@ -1,7 +1,7 @@
 """Computes x + y with torch.add and launches nothing: the judge's reading of the source
 finds torch.add before anything runs."""
 
-LOSES = ["launches its Triton kernel (no torch arithmetic)", "adds two vectors"]
+LOSES = ["launches", "adds"]
 MAX_SCORE = 0
 SAYS = "uses torch.add"
 EDITS = [

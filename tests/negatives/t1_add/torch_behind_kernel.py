@@ -2,10 +2,7 @@
 which no reading of the source can tell from integer arithmetic, so the runner's record of the
 torch operations run outside a launch is what catches it."""
 
-LOSES = [
-    "launches its Triton kernel (no torch arithmetic)",
-    "masks the tail (n not a multiple of BLOCK_SIZE)",
-]
+LOSES = ["launches", "tail"]
 MAX_SCORE = 0
 SAYS = "computed with torch (add"
 EDITS = [

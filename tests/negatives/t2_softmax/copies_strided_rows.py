@@ -2,7 +2,7 @@
 out.copy_(result) after it, so the kernel never uses a row stride. Only the strides check may
 cost it points: a copy is no computation."""
 
-LOSES = ["follows the row strides of x and out (rows of a wider tensor)"]
+LOSES = ["strides"]
 SAYS = "torch copied a tensor outside the kernel"
 MAX_SCORE = 85
 EDITS = [

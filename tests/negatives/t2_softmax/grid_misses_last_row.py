@@ -1,6 +1,6 @@
 """Launches one program too few: the rows of the last program are never written."""
 
-LOSES = ["writes every row (row counts that do not divide evenly)"]
+LOSES = ["rows"]
 SAYS = "never written"
 EDITS = [
     (

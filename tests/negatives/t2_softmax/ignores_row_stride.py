@@ -1,6 +1,6 @@
 """Assumes rows are n_cols apart in x and in out."""
 
-LOSES = ["follows the row strides of x and out (rows of a wider tensor)"]
+LOSES = ["strides"]
 SAYS = "stride"
 EDITS = [
     (

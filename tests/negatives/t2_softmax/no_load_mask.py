@@ -1,6 +1,6 @@
 """Loads the whole block unmasked: lanes past n_cols read the next row or the gap."""
 
-LOSES = ["stays inside its tensors (no stray loads or stores)"]
+LOSES = ["inside"]
 SAYS = "outside `x`"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Exponentiates x directly: exp(1000) overflows to inf and inf / inf is NaN."""
 
-LOSES = ["subtracts the row max (values near 1000 do not overflow)"]
+LOSES = ["max"]
 SAYS = "subtract the row max"
 EDITS = [
     (

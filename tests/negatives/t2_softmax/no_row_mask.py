@@ -1,7 +1,7 @@
 """Several rows per program, masked by column only: the last program loads and stores rows
 past n_rows when they do not divide evenly."""
 
-LOSES = ["writes every row (row counts that do not divide evenly)"]
+LOSES = ["rows"]
 SAYS = "Mask rows as well as columns"
 EDITS = [
     (

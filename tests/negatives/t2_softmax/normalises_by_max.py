@@ -1,6 +1,6 @@
 """Divides by the largest exponential instead of the sum: rows do not sum to 1."""
 
-LOSES = ["computes a row-wise softmax"]
+LOSES = ["softmax"]
 SAYS = "not by its max"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Uses x's row stride for out as well."""
 
-LOSES = ["follows the row strides of x and out (rows of a wider tensor)"]
+LOSES = ["strides"]
 SAYS = "stride"
 EDITS = [
     (

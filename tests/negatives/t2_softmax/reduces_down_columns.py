@@ -1,7 +1,7 @@
 """The max and the sum over axis 0 of the [ROWS_PER_PROGRAM, BLOCK_SIZE] block: down each
 column, across the program's rows, instead of along each row."""
 
-LOSES = ["computes a row-wise softmax"]
+LOSES = ["softmax"]
 SAYS = "reduce along each row, with axis=1"
 EDITS = [
     (

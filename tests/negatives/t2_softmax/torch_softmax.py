@@ -1,6 +1,6 @@
 """Calls torch.softmax and launches nothing."""
 
-LOSES = ["launches its Triton kernel (no torch softmax) and allocates its result"]
+LOSES = ["launches"]
 MAX_SCORE = 0
 SAYS = "uses torch.softmax"
 EDITS = [

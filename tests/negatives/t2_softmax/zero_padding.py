@@ -1,6 +1,6 @@
 """Pads masked lanes with 0: every padding lane adds exp(0 - max) to the sum."""
 
-LOSES = ["pads masked lanes with -inf (rows that are not a power of two)"]
+LOSES = ["padding"]
 SAYS = "were loaded as 0"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Writes zeros: every element is written, none is right."""
 
-LOSES = ["computes a row-wise softmax"]
+LOSES = ["softmax"]
 SAYS = "wrong values"
 EDITS = [
     (

@@ -2,7 +2,7 @@
 Their products land in rows of c that the store's mask drops, so the values stay right; the
 interpreter sees the reads, and a GPU faults on them where a ends at unmapped memory."""
 
-LOSES = ["masks the M and N edges (sides not multiples of the tile)"]
+LOSES = ["edges"]
 SAYS = "outside `a`"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Zeroes the accumulator inside the K loop: only the last K block survives."""
 
-LOSES = ["starts the accumulator once per tile, not once per K step"]
+LOSES = ["acc_once"]
 SAYS = "c holds only the last block of K"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Steps through b's rows by K instead of N: right for square matrices only."""
 
-LOSES = ["uses each matrix's own row length (non-square shapes)"]
+LOSES = ["row_lengths"]
 SAYS = "the rows of b were read 32 elements apart, but they lie 200 apart"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """A grid of M // BLOCK_M by N // BLOCK_N programs: the edge tiles get none."""
 
-LOSES = ["launches a grid that covers c (rounds up)"]
+LOSES = ["grid"]
 SAYS = "never written"
 EDITS = [
     (

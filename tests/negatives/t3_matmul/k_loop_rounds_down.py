@@ -1,6 +1,6 @@
 """Runs the K loop K // BLOCK_K times: the last, partial block of K is skipped."""
 
-LOSES = ["runs the K loop over the last, partial block"]
+LOSES = ["last_k_block"]
 SAYS = "c leaves out the last, partial block of K"
 EDITS = [
     (

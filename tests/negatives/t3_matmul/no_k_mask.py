@@ -1,6 +1,6 @@
 """Loads without ks < K: the last K step reads past the end of each row of a, and past the end of b."""
 
-LOSES = ["masks the K tail (K not a multiple of BLOCK_K)"]
+LOSES = ["k_tail"]
 SAYS = "K"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Stores whole tiles: the edge tiles write past the right and bottom edges of c."""
 
-LOSES = ["masks the M and N edges (sides not multiples of the tile)"]
+LOSES = ["edges"]
 SAYS = "outside"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Multiplies with the @ operator and launches nothing."""
 
-LOSES = ["launches its Triton kernel (no torch matmul) and allocates its result"]
+LOSES = ["launches"]
 MAX_SCORE = 0
 SAYS = "no Triton kernel was launched"
 EDITS = [

@@ -1,7 +1,7 @@
 """Steps b's pointers by BLOCK_SIZE_K elements, not BLOCK_SIZE_K rows: right only where b's
 stride along K is 1 (b = w.t())."""
 
-LOSES = ["multiplies matrices"]
+LOSES = ["multiplies"]
 SAYS = "the pointers into b moved"
 EDITS = [
     (

@@ -1,7 +1,7 @@
 """The optional epilogue adds bias[offs_am], one value per row of c, where the bias belongs to
 the columns (one value per output feature). matmul itself is the reference's."""
 
-LOSES = ["multiplies matrices"]
+LOSES = ["multiplies"]
 SAYS = "bias[offs_bn]"
 EDITS = [
     (

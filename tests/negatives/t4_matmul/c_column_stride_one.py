@@ -1,7 +1,7 @@
 """Stores c as if its column stride were 1: right for every row-major out=, wrong for out =
 buf.t()."""
 
-LOSES = ["follows the strides of a, b and c (w.t(), slices)"]
+LOSES = ["strides"]
 SAYS = "if its column stride were 1"
 EDITS = [
     (

@@ -1,7 +1,7 @@
 """Tells the kernel c's row stride is a multiple of 8 without checking it: right until c is a
 slice whose rows are 83 elements apart."""
 
-LOSES = ["follows the strides of a, b and c (w.t(), slices)"]
+LOSES = ["strides"]
 SAYS = "if its row stride were a multiple of 8"
 EDITS = [
     (

@@ -1,7 +1,7 @@
 """Adds the bias and applies GELU inside the K loop, to every partial sum: right only when K fits
 in one step."""
 
-LOSES = ["multiplies matrices"]
+LOSES = ["multiplies"]
 SAYS = "not in the loop"
 EDITS = [
     (

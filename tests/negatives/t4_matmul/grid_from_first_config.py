@@ -4,7 +4,7 @@ without a program. Right with the interpreter's list of one; on the CPU the judg
 list a GPU machine makes, as there. (The kernel is the reference's: only the launch is
 wrong.)"""
 
-LOSES = ["computes its grid from the config autotune chose (every config)"]
+LOSES = ["autotune_grid"]
 SAYS = "never written"
 EDITS = [
     (

@@ -1,7 +1,7 @@
 """Clips the last group's height with min, but divides by GROUP_SIZE_M for pid_n: the last
 group's programs then share tiles."""
 
-LOSES = ["clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)"]
+LOSES = ["last_group"]
 SAYS = "pid_n = (pid % num_pid_in_group) // group_size_m"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Uses GROUP_SIZE_M as the height of every group, the last one too."""
 
-LOSES = ["clips the last group (rows of tiles not a multiple of GROUP_SIZE_M)"]
+LOSES = ["last_group"]
 SAYS = "min(num_pid_m - first_pid_m"
 EDITS = [
     (

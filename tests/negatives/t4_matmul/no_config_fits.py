@@ -2,7 +2,7 @@
 stages need 512 KB of shared memory (227 KB is the most any GPU gives a block). The autotuner
 has nothing left to skip to, so every check fails, and the message must say why."""
 
-LOSES = ["computes its grid from the config autotune chose (every config)", "multiplies matrices"]
+LOSES = ["autotune_grid", "multiplies"]
 SAYS = "none of your configs can load on this GPU"
 RUNTIMES = ["gpu"]
 EDITS = [

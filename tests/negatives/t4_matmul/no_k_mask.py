@@ -1,6 +1,6 @@
 """Masks only M and N in the loads: the last K step reads past the end of K."""
 
-LOSES = ["masks the K tail"]
+LOSES = ["k_tail"]
 SAYS = "K"
 EDITS = [
     (

@@ -1,6 +1,6 @@
 """Visits tiles row by row: every tile is computed, but not in grouped order."""
 
-LOSES = ["visits every tile once, in grouped order"]
+LOSES = ["grouped"]
 SAYS = "grouped order"
 EDITS = [
     (

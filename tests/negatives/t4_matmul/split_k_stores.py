@@ -13,7 +13,7 @@ import triton.language as tl
 
 SETTINGS = types.SimpleNamespace(group_m=8, split_k_pre_hook=True)
 
-LOSES = ["computes its grid from the config autotune chose (every config)"]
+LOSES = ["autotune_grid"]
 SAYS = "the last store won"
 
 

@@ -1,7 +1,7 @@
 """The optional exercise done in torch: the reference's kernel computes a @ b, then bias and
 GELU run as more torch passes over c, the memory traffic the fused epilogue exists to save."""
 
-LOSES = ["multiplies matrices"]
+LOSES = ["multiplies"]
 SAYS = "torch"
 EDITS = [
     (
