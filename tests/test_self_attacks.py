@@ -6,7 +6,8 @@ and this proves, for every one of them, that:
 
 - the drill scores what the untouched stub scores (0), is not "passed", and the Gradescope
   export says 0 too;
-- the results stay put once the grader has exited (no detached process rewrites them);
+- no process of the grade outlives the grader (none is left to rewrite the results), and the
+  results stay put;
 - no file of the checkout outside mine/ was changed, and no new one appeared outside mine/
   and .drills/ (tampering is undone);
 - for an attack that edits files (TAMPERS = True), the four stubs (with a comment added, so
@@ -34,7 +35,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -102,11 +102,40 @@ def fingerprint(root: Path) -> dict[str, str]:
 # reach a process of the machine's.
 OWN_PIDS = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 
+# The grader runs under a subreaper, to which whatever the grade leaves running is re-parented
+# when the grader exits: it names each such process (and kills it), where sleeping a while
+# would only catch one that acts soon.
+UNDER_A_SUBREAPER = """
+import os, subprocess, sys
+from drills import processes
+processes.become_subreaper()
+code = subprocess.call(sys.argv[1:])
+while True:  # the zombies of what ended with the grader
+    try:
+        if os.waitpid(-1, os.WNOHANG)[0] == 0:
+            break
+    except ChildProcessError:
+        break
+def command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"
+left = {pid: command_line(pid) for pid in processes.descendants()}
+processes.kill_descendants()
+if left:
+    print(f"{OUTLIVED} {left}", file=sys.stderr)
+sys.exit(code)
+"""
+OUTLIVED = "processes outlived the grader:"
+
 
 def grade(repo: Path, *args: str, unconfined: bool = False) -> subprocess.CompletedProcess:
     alone = OWN_PIDS if "--sandbox" in args and os.geteuid() == 0 else []
+    watched = [sys.executable, "-c", f"OUTLIVED = {OUTLIVED!r}\n{UNDER_A_SUBREAPER}"]
     return subprocess.run(
-        [*alone, sys.executable, "grader.py", *args, "--time-limit", "90"],
+        [*alone, *watched, sys.executable, "grader.py", *args, "--time-limit", "90"],
         cwd=repo,
         env=os.environ | {"NO_COLOR": "1", "DRILLS_NO_NAMESPACES": "1" if unconfined else "0"},
         capture_output=True,
@@ -114,6 +143,20 @@ def grade(repo: Path, *args: str, unconfined: bool = False) -> subprocess.Comple
         timeout=300,
         check=False,
     )
+
+
+def test_a_process_left_running_by_a_grade_is_named(tmp_path):
+    """The watch that replaces sleeping after each grade: a daemon, detached twice over."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"OUTLIVED = {OUTLIVED!r}\n{UNDER_A_SUBREAPER}"]
+        + ["sh", "-c", "(setsid sleep 60 &) ; exit 3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 3 and OUTLIVED in done.stderr and "sleep" in done.stderr
 
 
 def open_to_nobody(path: Path) -> None:
@@ -178,7 +221,7 @@ def test_attack_scores_nothing(path, mode, tmp_path):
         leaked = [line for line in shown_lines if line in everything]
         assert not leaked, f"the grader showed {meta['SHOWS_NOTHING_OF']}: {leaked[:3]}"
 
-    time.sleep(3)  # a detached process would rewrite the results now
+    assert OUTLIVED not in done.stderr, done.stderr[-3000:]
     assert {p: p.read_bytes() for p in written} == written, "the results changed after exit"
     after = fingerprint(repo)
     changed = sorted(p for p in before if after.get(p) != before[p] and not p.startswith("mine/"))
