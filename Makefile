@@ -10,7 +10,8 @@
 #   make doctor                                               check the environment
 #   make versions                                             references, positives, negatives, each triton
 #   make run FILE=content/experiments/t2_long_rows.py         a lesson's script, in .venv
-#   make test                                                 the repo's own tests
+#   make test                                                 the repo's own tests (CI)
+#   make test-fast                                            those that grade no whole drill
 
 PYTHON ?= python3
 VENV := .venv
@@ -23,10 +24,10 @@ ifeq ($(origin LANG),command line)
 export DRILLS_LANG := $(LANG)
 endif
 
-.PHONY: help grade progress bench hint watch reset compare doctor versions run test clean
+.PHONY: help grade progress bench hint watch reset compare doctor versions run test test-fast clean
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^#//'
+	@sed -n '2,14p' Makefile | sed 's/^#//'
 
 # TORCH=cpu: a new .venv gets the CPU-only torch (1.9 GB instead of 5.5 GB; README, Quick start)
 $(READY): pyproject.toml drills/bootstrap.py
@@ -68,6 +69,9 @@ $(VENV)/.tests-ready: $(READY) pyproject.toml
 
 test: $(VENV)/.tests-ready
 	$(PY) -m pytest -n auto -q --durations=30
+
+test-fast: $(VENV)/.tests-ready
+	$(PY) -m pytest -n auto -q -m "not slow" --durations=10
 
 clean:
 	$(PYTHON) drills/bootstrap.py --clean

@@ -173,6 +173,7 @@ MODES = [(path, mode) for path in ATTACKS for mode in ("default", "sandbox")] + 
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "mode"), MODES, ids=[f"{p.parent.name}/{p.stem}-{m}" for p, m in MODES]
 )

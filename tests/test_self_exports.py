@@ -434,6 +434,7 @@ def grader(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @needs_node
 def test_grader_writes_every_format_with_the_native_total(tmp_path):
     impl = tmp_path / "submission"
@@ -543,6 +544,7 @@ def run_autograder(root: Path, *prefix: str, timeout: int = 300) -> subprocess.C
     )
 
 
+@pytest.mark.slow
 def test_gradescope_bundle_grades_a_submission_in_the_sandbox(tmp_path):
     with zipfile.ZipFile(build_bundle(tmp_path, "t1", "t2")) as z:
         names = z.namelist()
@@ -673,6 +675,7 @@ def test_a_check_message_starts_no_workflow_command():
     assert workflow_commands(log) == workflow_commands(untouched), log  # the reporter's own
 
 
+@pytest.mark.slow
 @needs_node
 def test_a_learners_exception_forges_no_score_in_the_classroom_log(tmp_path):
     """A kernel file whose exception carries workflow commands, graded by the workflow's own

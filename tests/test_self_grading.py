@@ -31,6 +31,7 @@ def kind() -> str:
     return runtime.current().kind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NEGATIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
     meta = versions.negative_meta(path)
@@ -92,6 +93,7 @@ def test_an_edit_the_reference_no_longer_holds_is_named():
         negatives.mutated("a = 1\na = 1\n", [("a = 1", "a = 3")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_correct_kernel_written_differently_gets_full_marks(path):
     result = grading.grade(catalog.find(path.parent.name), str(path), kind())
@@ -120,6 +122,7 @@ NEEDS_NO_JUDGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", NEEDS_NO_JUDGE)
 def test_a_file_that_needs_no_judge_is_graded_as_the_judge_grades_it(what, tmp_path):
     """The grade decided at once (no torch, no judge) is the judge's: same statuses, same
@@ -354,6 +357,7 @@ def write_impl(folder: Path, source: str) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
     result = grading.grade(T1, write_impl(tmp_path, CRASHES_AT_1000), kind())
     checks = {c.name: c for c in result.checks}
@@ -365,6 +369,7 @@ def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
     assert 0 < result.score < 100
 
 
+@pytest.mark.slow
 def test_a_hang_is_stopped_at_the_time_limit(tmp_path):
     started = time.monotonic()
     result = grading.grade(T1, write_impl(tmp_path, HANGS), kind(), drill_limit=8)
@@ -414,6 +419,7 @@ def test_a_gpu_fault_names_the_launch_that_made_it(tmp_path):
     assert "in launch 2 of 2 of this case: scribble[(1,)](FAR=1099511627776)" in adds.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, says",
     [(SYNTAX_ERROR, "syntax error on line 2"), (IMPORT_ERROR, "ModuleNotFoundError")],
@@ -426,6 +432,7 @@ def test_an_unimportable_file_is_an_error_with_its_reason(tmp_path, source, says
     assert "Traceback" not in result.message
 
 
+@pytest.mark.slow
 def test_bad_drills_beside_good_ones_are_all_reported(tmp_path):
     hangs = write_impl(tmp_path / "b", HANGS)
     graded = [
@@ -453,6 +460,7 @@ def grader(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_grader_reports_solutions_as_passed_in_json(tmp_path):
     done = grader("t1", "--impl", "solutions", "--json", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -468,6 +476,7 @@ def test_grader_reports_solutions_as_passed_in_json(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_grader_writes_json_and_exits_1_when_a_drill_crashes(tmp_path):
     impl = write_impl(tmp_path / "impl", CRASHES_AT_1000)
     done = grader("--impl", impl, "--json", str(tmp_path / "r.json"))
@@ -599,6 +608,7 @@ def _runners_under(folder: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_every_process_and_says_so_in_one_line(tmp_path):
     impl = write_impl(tmp_path / "impl", HANGS)
     temporary = tmp_path / "tmp"
@@ -660,6 +670,7 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
     assert testing._values_advice(with_nan, expected, hints) == "address advice"
 
 
+@pytest.mark.slow
 def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles
     never written, every other one written, on the interpreter by one program each."""
@@ -774,6 +785,7 @@ def test_a_break_between_triton_versions_is_named_with_its_fix(message, says):
     assert says in explain(message)
 
 
+@pytest.mark.slow
 def test_an_autotune_key_that_is_not_an_argument_is_named_on_every_triton(tmp_path):
     """Before 3.9 triton drops such a name from the key (a note, no points lost: the values are
     right); 3.9 refuses the file (a message naming the fix)."""

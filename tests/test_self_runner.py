@@ -90,6 +90,7 @@ def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():
 SEED_OF_A_JUDGE = "from drills.judge import testing; print(testing.generator(3).initial_seed())"
 
 
+@pytest.mark.slow
 def test_each_judge_draws_its_inputs_from_a_fresh_seed_unless_told_one():
     def seed(**env) -> int:
         done = subprocess.run(

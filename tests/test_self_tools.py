@@ -96,6 +96,7 @@ def test_reset_keeps_the_hints_already_shown(clone):
     assert "hint 2 of 3" in tool(clone, "hint", "t2").stdout
 
 
+@pytest.mark.slow
 def test_progress_shows_every_drill_and_what_is_next_without_grading(clone):
     before = tool(clone, "progress")
     assert before.returncode == 0
@@ -132,6 +133,7 @@ def test_compare_asks_before_spoiling_an_unfinished_drill(clone):
     assert shown.returncode == 0 and "+++ solutions/t1_add.py" in shown.stdout
 
 
+@pytest.mark.slow
 def test_compare_shows_a_passed_drill_without_asking(clone):
     mine = clone / "mine" / "t1_add.py"
     mine.write_text((ROOT / "solutions" / "t1_add.py").read_text() + "# my comment\n")
@@ -155,6 +157,7 @@ IGNORE_SIGINT_THEN_EXEC = (
 )
 
 
+@pytest.mark.slow
 def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone):
     watcher = subprocess.Popen(
         # started as a script's background job is: SIGINT ignored, which exec keeps
@@ -230,6 +233,7 @@ def test_a_torch_or_triton_outside_the_tested_range_is_noted_with_what_to_instal
     )
 
 
+@pytest.mark.slow
 def test_doctor_reports_versions_and_checks_the_references():
     done = subprocess.run(
         [sys.executable, "-m", "drills.tools", "doctor"],
@@ -248,6 +252,7 @@ def test_doctor_reports_versions_and_checks_the_references():
         assert "problem:" in done.stdout, done.stdout
 
 
+@pytest.mark.slow
 def test_doctor_says_it_is_still_grading_while_it_waits(capsys):
     command = [sys.executable, "-c", "import time; time.sleep(2.5); print('t1 done')"]
     done = tools.run_showing_progress(command, every=1.0)
@@ -261,6 +266,7 @@ def test_doctor_says_it_is_still_grading_while_it_waits(capsys):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_check_run_grades_its_checks_and_leaves_the_recorded_grade(clone, tmp_path):
     mine = clone / "mine" / "t1_add.py"
     mine.write_text((ROOT / "solutions" / "t1_add.py").read_text())

@@ -14,6 +14,8 @@ def newest() -> str:
     return versions.NEWEST
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # T4's reference and eight positives, each graded in full
 @pytest.mark.parametrize("drill", catalog.DRILLS, ids=lambda d: d.id)
 def test_the_newest_triton_gives_the_references_and_positives_full_marks(newest, drill):
     graded = versions.inside(newest, "grade", drill.id)
@@ -26,6 +28,7 @@ def test_the_newest_triton_gives_the_references_and_positives_full_marks(newest,
     assert cell.ok, f"{drill.id} on triton {newest}: {cell} {cell.error} {lost}"
 
 
+@pytest.mark.slow
 def test_a_runner_imports_the_triton_it_is_graded_on(newest):
     # runners start with `python -E`: a version chosen by PYTHONPATH never reached them
     assert versions.inside(newest, "runner") == {"triton": newest}
