@@ -120,9 +120,25 @@ def _drop_capabilities() -> None:
         raise CannotConfine(0, f"capabilities still held: {' '.join(held)}")
 
 
+def _drop_what_is_held() -> None:
+    """Without namespaces: no capability, and none to gain. A process that holds some (root,
+    where a container allows no user namespace) drops every one, as a confined process does;
+    one that holds none (a learner's own user) may not touch its bounding set and needs only
+    no_new_privs, which keeps an exec'd setuid program from gaining any."""
+    with open("/proc/self/status") as f:
+        held = any(
+            line.startswith(("CapEff", "CapPrm")) and int(line.split()[1], 16) for line in f
+        )
+    if held:
+        _drop_capabilities()
+    else:
+        _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
 def enter(confinement: Confinement | None, hand_over=None) -> None:
     """Confine this process, a fresh single-threaded fork; returns in the confined process, the
-    first of its pid namespace (without namespaces, in a plain child). This process never
+    first of its pid namespace (without namespaces, in a plain child without capabilities or
+    a way to gain one). This process never
     returns: `hand_over(pid)` passes the child's pid on, and it exits, leaving the child to the
     nearest subreaper; without `hand_over` it waits for the child and ends as the child did.
     Raises CannotConfine before the fork if a namespace cannot be had."""
@@ -136,6 +152,8 @@ def enter(confinement: Confinement | None, hand_over=None) -> None:
         if confinement:
             _mounts(confinement)
             _drop_capabilities()
+        else:
+            _drop_what_is_held()
         return
     if hand_over is not None:
         hand_over(pid)

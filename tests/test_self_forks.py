@@ -88,6 +88,16 @@ def test_without_namespaces_a_fork_still_holds_nothing_of_the_judges(tmp_path):
     assert status == 0, printed
     seen = json.loads(printed)
     assert seen["pid"] != 1 and seen["pid"] in seen["processes"]
+    # no capability to use (as root, where a container allows no namespace), none to gain
+    assert seen["status"]["CapEff"] == seen["status"]["CapPrm"] == "0000000000000000"
+    assert seen["status"]["NoNewPrivs"] == "1"
+    if os.geteuid() == 0:  # and as a user that holds none (--sandbox's), it still starts
+        with tempfile.TemporaryDirectory() as folder:
+            os.chmod(folder, 0o755)  # pytest's tmp_path is its owner's alone
+            status, printed = fork_and_report(
+                Path(folder), WHAT_IT_SEES, confinement=None, user=[65534, 65534]
+            )
+        assert status == 0 and json.loads(printed)["status"]["NoNewPrivs"] == "1", printed
     assert seen["env"] == {"PATH": os.environ["PATH"], "MARK": "given"}
     assert seen["drills_imported"] is False and seen["repository_importable"] is False
     assert seen["fds"] == [0, 1, 2, 3]
