@@ -126,9 +126,7 @@ def _drop_what_is_held() -> None:
     one that holds none (a learner's own user) may not touch its bounding set and needs only
     no_new_privs, which keeps an exec'd setuid program from gaining any."""
     with open("/proc/self/status") as f:
-        held = any(
-            line.startswith(("CapEff", "CapPrm")) and int(line.split()[1], 16) for line in f
-        )
+        held = any(line.startswith(("CapEff", "CapPrm")) and int(line.split()[1], 16) for line in f)
     if held:
         _drop_capabilities()
     else:

@@ -7,7 +7,11 @@ import pytest
 
 def _longest_first(item: pytest.Item) -> int:
     timeout = item.get_closest_marker("timeout")
-    if timeout is not None and timeout.args and timeout.args[0] > float(item.config.getini("timeout")):
+    if (
+        timeout is not None
+        and timeout.args
+        and timeout.args[0] > float(item.config.getini("timeout"))
+    ):
         return 0
     return 1 if item.get_closest_marker("slow") else 2
 
