@@ -12,8 +12,8 @@ import contextlib
 import json
 import os
 import re
+import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -216,23 +216,19 @@ def _in_flight(events: list[dict]) -> str | None:
     return started
 
 
-def _judge_command(
+def _judge_arguments(
     drill: catalog.Drill,
     source: Path,
     shown_as: str,
-    fds: tuple[int, int],
     case_limit: float,
     deadline: float,
     sandbox: dict | None,
     only_checks: list[str] | None,
 ) -> list[str]:
-    events_fd, job_fd = fds
+    """drills.judge.main's arguments: its channel (the job comes in on it, the events go out),
+    then pytest's."""
     command = [
-        sys.executable,
-        "-B",  # the judge writes no byte-code next to its own files
-        "-m",
-        "drills.judge.main",
-        str(job_fd),
+        "{channel}",
         str(drill.test_file),
         "-q",
         "-c",
@@ -252,7 +248,7 @@ def _judge_command(
         "--drills-shown-as",
         shown_as,
         "--drills-events-fd",
-        str(events_fd),
+        "{channel}",
         "--drills-case-limit",
         str(case_limit),
         "--drills-deadline",
@@ -298,9 +294,7 @@ def run_suite(
             if c["nodeid"] in run.results or c["check"] in failed_checks
         ]
         returncode, events, log = _run_judge(
-            lambda fds: _judge_command(
-                drill, source, shown_as, fds, case_limit, deadline, sandbox, only_checks
-            ),
+            _judge_arguments(drill, source, shown_as, case_limit, deadline, sandbox, only_checks),
             done,
             deadline,
         )
@@ -346,41 +340,40 @@ def run_suite(
     return run
 
 
-def _run_judge(command_for, done: list[str], deadline: float):
-    """One judge process, given its events pipe and its job (its environment, and the cases
-    already graded) through two pipes of its own: (its exit status or None if killed at the
-    deadline, its events, its output's end). It starts with only the environment a runner may
-    see (drills/judge/main.py says why) and reads the rest from the job."""
-    events_read, events_write = os.pipe()
-    job_read, job_write = os.pipe()
-    fds = (events_write, job_read)
-    command = command_for(fds)
-    with tempfile.TemporaryFile() as log:
-        with processes.starting():
-            judge = subprocess.Popen(
-                command,
-                cwd=catalog.ROOT,
-                env=forks.kept(os.environ),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=fds,
-                start_new_session=True,
-            )
-        for fd in fds:
-            os.close(fd)
+def _run_judge(arguments: list[str], done: list[str], deadline: float):
+    """One judge process, given its job (its environment, and the cases already graded) and
+    sending its events on a channel of its own: (its exit status or None if killed at the
+    deadline, its events, its output's end). It is a fork of the fork server's clean image
+    (drills/judge/forks.py), torch and triton already imported, with only the environment a
+    runner may see (drills/judge/main.py says why); the rest comes in its job."""
+    ours, theirs = socket.socketpair()
+    judge = {
+        "program": "drills.judge.main",
+        "module": True,
+        "args": arguments,
+        "cwd": str(catalog.ROOT),
+        "env": forks.kept(os.environ),
+        "repository": True,
+        "judge": True,
+    }
+    with tempfile.TemporaryFile() as log, ours:
+        with processes.starting(), theirs:
+            try:
+                process = forks.spawn(judge, theirs.fileno(), log.fileno())
+            except forks.CannotStart as e:
+                return 1, [], str(e)
         job = json.dumps({"environment": _judge_environment(), "graded": done})
-        threading.Thread(target=_write_all, args=(job_write, job), daemon=True).start()
+        threading.Thread(target=_send_job, args=(ours, job), daemon=True).start()
         events: list[dict] = []
-        with os.fdopen(events_read, "rb") as stream:
+        with ours.makefile("rb") as stream:
             reader = threading.Thread(target=lambda: events.extend(_read_events(stream)))
             reader.start()
             try:
                 # the judge stops itself at the deadline; this is for a judge that cannot
-                returncode = judge.wait(timeout=max(1.0, deadline - time.time() + 20))
+                returncode = process.wait(timeout=max(1.0, deadline - time.time() + 20))
             except subprocess.TimeoutExpired:
                 returncode = None
-            processes.kill_tree(judge)
+            processes.kill_tree(process)
             reader.join()
         log.seek(0, os.SEEK_END)
         log.seek(max(0, log.tell() - 3000))
@@ -388,9 +381,11 @@ def _run_judge(command_for, done: list[str], deadline: float):
     return returncode, events, "\n".join(tail.splitlines()[-15:])
 
 
-def _write_all(fd: int, text: str) -> None:
-    with os.fdopen(fd, "w") as f, contextlib.suppress(BrokenPipeError):
-        f.write(text)
+def _send_job(channel: socket.socket, job: str) -> None:
+    """The job, then the end of what the judge will read (its events still come back)."""
+    with contextlib.suppress(OSError):
+        channel.sendall(job.encode())
+        channel.shutdown(socket.SHUT_WR)
 
 
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:

@@ -1,9 +1,11 @@
-"""The judge's process: `python -B -m drills.judge.main JOB_FD PYTEST_ARGUMENTS...`.
+"""The judge's process: `python -B -m drills.judge.main CHANNEL PYTEST_ARGUMENTS...`.
 
-It imports torch and triton, forks its fork server (drills/judge/forks.py) from that image, and
-only then reads its job from JOB_FD: the environment to run in, which the grader does not put
-on its command line or in its starting environment (that image is what every runner is forked
-from), and the cases an earlier judge of this drill graded. Then it runs the drill's suite.
+It imports torch and triton (already imported where the grader forked it from its fork
+server's image), forks its own fork server (drills/judge/forks.py) from that image, and only
+then reads its job from CHANNEL, a socket, until the grader's end is shut: the environment to
+run in, which the grader does not put on its command line or in its starting environment (that
+image is what every runner is forked from), and the cases an earlier judge of this drill
+graded. Then it runs the drill's suite, whose events go back on CHANNEL.
 """
 
 import json
@@ -20,13 +22,20 @@ def main() -> int:
     processes.first_to_go_when_memory_runs_out()
     forks.load_the_image()
     forks.start()
-    with os.fdopen(int(sys.argv[1]), "rb") as f:
-        job = json.loads(f.read())
+    job = json.loads(_read_to_the_end(int(sys.argv[1])))
     os.environ.clear()
     os.environ.update(job["environment"])
     import pytest
 
     return pytest.main([*sys.argv[2:], "--drills-graded", json.dumps(job["graded"])])
+
+
+def _read_to_the_end(fd: int) -> bytes:
+    """What comes in on `fd` until its other end stops sending; `fd` stays open."""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 if __name__ == "__main__":
