@@ -273,6 +273,7 @@ def load_the_image() -> None:
 
 
 _server: list[Server] = []
+_starting = threading.Lock()
 
 
 def start() -> None:
@@ -283,8 +284,13 @@ def start() -> None:
 
 
 def _running() -> Server:
-    if not _server:  # outside a judge (the repo's own tests): a server of its own
-        _server.append(Server(fork_this_process=False))
+    # Outside a judge (the grader, the repo's own tests): a server of its own. It dies with
+    # the thread that starts it (PR_SET_PDEATHSIG follows a thread), so that thread must
+    # outlive its uses: the main thread, or one of the grader's pool, which lives until the
+    # pool is done.
+    with _starting:  # the grader's pool asks for it from two threads at once
+        if not _server:
+            _server.append(Server(fork_this_process=False))
     return _server[0]
 
 
