@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -252,3 +253,22 @@ def test_a_hidden_folder_that_is_a_link_is_covered_where_it_points(tmp_path):
     status, printed = fork_and_report(tmp_path, program, confinement={"root": str(root)})
     assert status == 0, printed
     assert printed.split("\n")[:2] == ["[('solutions', []), ('tests', [])]", "''"]
+
+
+def test_two_threads_asking_for_the_server_at_once_start_one(monkeypatch):
+    """The grader's pool grades two drills at once: one server, one import of torch."""
+    started = []
+
+    class SlowToStart:  # as a server is: it answers once it has imported torch
+        def __init__(self, fork_this_process: bool):
+            started.append(self)
+            time.sleep(0.3)
+
+    monkeypatch.setattr(forks, "_server", [])
+    monkeypatch.setattr(forks, "Server", SlowToStart)
+    threads = [threading.Thread(target=forks._running) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(started) == 1
