@@ -99,10 +99,14 @@ def confine(accept_less: bool = False) -> Confinement:
             raise Refused(f"{what}. Pass --sandbox-accept-less to grade without it.")
         confinement.notes.append(what)
 
-    if not namespaces.available(str(catalog.ROOT)):
+    if namespaces.turned_off() or not namespaces.available(str(catalog.ROOT)):
+        why = (
+            "DRILLS_NO_NAMESPACES=1"
+            if namespaces.turned_off()
+            else "unshare, or user namespaces, unavailable"
+        )
         missing(
-            "no namespaces (unshare, or user namespaces, unavailable): runners would see "
-            "the machine's processes and the repository"
+            f"no namespaces ({why}): runners would see the machine's processes and the repository"
         )
     if os.geteuid() != 0:
         missing("not running as root, so runners cannot run as a user of their own")

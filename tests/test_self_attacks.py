@@ -18,14 +18,26 @@ and this proves, for every one of them, that:
 - for an attack that tries to make the grader read a file of the checkout for it
   (SHOWS_NOTHING_OF = path), no line of that file is in the grader's output or exports.
 
-Every attack is graded twice, in default mode and with --sandbox (runners as a user of their
-own), since the judge runs the kernels it reads in the file in both: neither may give it a
-point. One that edits files is graded a third time without namespaces
-(DRILLS_NO_NAMESPACES=1), where the runner can write the checkout, as on a machine that allows
-none: the integrity guard must undo it. LAYOUT = "course" grades it in a copy without
-solutions/, as the README tells instructors to hand out. Each
-attack's docstring says what it does and what it scored on the grader it was first written
-against.
+Each attack names the layer it attacks (LAYER), and is graded in the modes where that layer
+differs:
+
+- "kernels": the answer computed outside the kernels the judge reads and replays (numpy, torch
+  ops, ctypes, hooks, grid functions, kernel bodies run as Python, recognising the grader);
+- "channel": the runner's side of its channel to the judge (patched harness, forged replies,
+  crashes);
+- "processes": the judge's processes, or ones that outlive the grade;
+- "files": the checkout's files (the solutions, the grader's own code and configuration).
+
+--sandbox changes who a runner is and its limits, not what the judge runs or reads from it: an
+attack on files or processes is graded in default mode and with --sandbox (runners as a user
+of their own), the others in default mode, and the baseline (a kernel that does nothing, the
+camouflage of every other attack) in every mode, as the reference is. One that edits files is
+also graded without namespaces (DRILLS_NO_NAMESPACES=1), where the runner can write the
+checkout, as on a machine that allows none: the integrity guard must undo it. LAYOUT =
+"course" grades it in a copy without solutions/, as the README tells instructors to hand out.
+No attack stops at the judge's static reading: each is valid Python whose functions all run
+(a test below), so each is graded end to end. Each attack's docstring says what it does and
+what it scored on the grader it was first written against.
 """
 
 import ast
@@ -40,6 +52,7 @@ from pathlib import Path
 import pytest
 
 from drills import catalog
+from drills.judge import source
 
 ROOT = catalog.ROOT
 ATTACKS = sorted((ROOT / "tests" / "attacks").glob("t*/*.py"))
@@ -64,7 +77,8 @@ def attack_meta(path: Path) -> dict:
     """ATTACK: the class of attack; TAMPERS: it edits files, so the stubs are graded again
     afterwards; CANARY: a path it tries to make the grader write; SHOWS_NOTHING_OF: a file it
     tries to make the grader show."""
-    values = {"ATTACK": "", "TAMPERS": False, "CANARY": "", "SHOWS_NOTHING_OF": "", "LAYOUT": ""}
+    values = {"ATTACK": "", "LAYER": "", "TAMPERS": False, "CANARY": "", "SHOWS_NOTHING_OF": ""}
+    values["LAYOUT"] = ""
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in values:
             values[node.targets[0].id] = ast.literal_eval(node.value)
@@ -169,9 +183,27 @@ def open_to_nobody(path: Path) -> None:
             folder.chmod(folder.stat().st_mode | 0o011)
 
 
-MODES = [(path, mode) for path in ATTACKS for mode in ("default", "sandbox")] + [
-    (path, "unconfined") for path in ATTACKS if attack_meta(path)["TAMPERS"]
-]
+# where --sandbox (another user, limits) and the namespaces stand in the attack's way
+LAYERS = {"kernels": [], "channel": [], "processes": ["sandbox"], "files": ["sandbox"]}
+BASELINE = "empty_kernel"
+
+
+def modes(path: Path) -> list[str]:
+    meta = attack_meta(path)
+    if path.stem == BASELINE:
+        return ["default", "sandbox", "unconfined"]
+    return ["default", *LAYERS[meta["LAYER"]], *(["unconfined"] if meta["TAMPERS"] else [])]
+
+
+def test_every_attack_names_its_layer_and_passes_the_static_reading():
+    for path in ATTACKS:
+        meta = attack_meta(path)
+        assert meta["LAYER"] in LAYERS, f"{path.name}: LAYER {meta['LAYER']!r}"
+        read = source.read(path, path.name)  # raises where the file cannot be read
+        assert not any(map(read.raises_not_started, read.top_level)), path.name
+
+
+MODES = [(path, mode) for path in ATTACKS for mode in modes(path)]
 
 
 @pytest.mark.slow
@@ -245,3 +277,27 @@ def test_attack_scores_nothing(path, mode, tmp_path):
         assert stubs.exists(), f"no results for the stubs: {done.stdout[-3000:]}"
         for d in json.loads(stubs.read_text())["drills"]:
             assert (d["status"], d["score"]) == ("not_started", 0), f"stub {d['id']}: {d}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["sandbox", "unconfined"])
+def test_the_reference_keeps_full_marks_in_every_mode(mode, tmp_path):
+    # the other side of the attacks' zeros: the modes that confine runners differently take
+    # nothing from a right kernel (default mode is every positive's and reference's grade)
+    repo = copy_repo(tmp_path / "repo")
+    if mode == "sandbox":
+        open_to_nobody(repo)
+    native = tmp_path / "result.json"
+    done = grade(
+        repo,
+        "t1",
+        "--impl",
+        "solutions",
+        "--json",
+        str(native),
+        *(["--sandbox"] if mode == "sandbox" else []),
+        unconfined=mode == "unconfined",
+    )
+    assert native.exists(), f"exit {done.returncode}: {done.stdout[-3000:]} {done.stderr[-3000:]}"
+    (result,) = json.loads(native.read_text())["drills"]
+    assert (result["status"], result["score"]) == ("passed", 100), done.stdout[-3000:]

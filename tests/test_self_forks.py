@@ -1,6 +1,7 @@
 """The repo's own tests of drills/judge/forks.py and drills/confine.py: what a process the judge
 forks is, sees and holds."""
 
+import contextlib
 import json
 import os
 import signal
@@ -272,3 +273,20 @@ def test_two_threads_asking_for_the_server_at_once_start_one(monkeypatch):
     for thread in threads:
         thread.join()
     assert len(started) == 1
+
+
+def test_a_server_that_answers_too_late_is_not_asked_again(monkeypatch):
+    """Its late answer would be read as the next request's, and every process after it would be
+    someone else's: the judge is told the server stopped answering instead."""
+    server = forks.Server.__new__(forks.Server)
+    server.sock, slow_server = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server.lock, server.broken = threading.Lock(), ""
+    monkeypatch.setattr(forks, "START_LIMIT", 0.2)
+    with slow_server, tempfile.TemporaryFile() as log:
+        with pytest.raises(forks.CannotStart, match="could not be asked"):
+            server.spawn({"program": "-"}, log.fileno(), log.fileno())
+        socket.recv_fds(slow_server, 16, 3)  # the request, answered only now
+        with contextlib.suppress(BrokenPipeError):  # where the judge has hung up
+            slow_server.send(b"0")
+        with pytest.raises(forks.CannotStart, match="stopped answering: timed out"):
+            server.spawn({"program": "-"}, log.fileno(), log.fileno())

@@ -98,6 +98,7 @@ class Server:
             self.pid = self.process.pid
         theirs.close()
         self.sock, self.lock = ours, threading.Lock()
+        self.broken = ""  # why it was given up on
         self.sock.settimeout(START_LIMIT * 3)  # an exec'd server imports torch first
         self.namespaces = self.sock.recv(1) == b"1"
 
@@ -121,12 +122,18 @@ class Server:
         writes its output to `log`."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with ours, theirs, self.lock:
+            if self.broken:
+                raise CannotStart(f"the judge's fork server stopped answering: {self.broken}")
             self.sock.settimeout(START_LIMIT)
             try:
                 ours.sendall(json.dumps(job).encode())
                 socket.send_fds(self.sock, [b"fork"], [theirs.fileno(), channel, log])
                 forked = self.sock.recv(64)  # once its first process is gone: handed over
             except OSError as e:
+                # its answer may still come, and would be read as the next request's: no
+                # request is sent again (closing the socket also ends the server)
+                self.broken = str(e) or type(e).__name__
+                self.sock.close()
                 raise CannotStart(f"the judge's fork server could not be asked: {e}") from None
             if not forked:
                 raise CannotStart("the judge's fork server is gone")
@@ -169,7 +176,10 @@ def _serve(sock: socket.socket, judge: int) -> None:
         for fd in fds:
             os.close(fd)
         status = os.waitpid(pid, 0)[1] if pid else "no fork"
-        sock.send(str(status).encode())
+        try:
+            sock.send(str(status).encode())
+        except OSError:  # the judge gave up waiting for this answer, and on this server
+            os._exit(0)
 
 
 def _become(job_fd: int, channel: int, log: int) -> None:
@@ -184,7 +194,7 @@ def _become(job_fd: int, channel: int, log: int) -> None:
             talk.send(json.dumps({"pid": pid}).encode())
 
         if job.get("judge"):  # the grader's judge: its own user and every privilege it has
-            _as_a_child(hand_over)
+            confine.go_on_in_a_child(hand_over)
         else:
             user = job.get("user")
             if user:
@@ -201,15 +211,6 @@ def _become(job_fd: int, channel: int, log: int) -> None:
         os._exit(1)
     talk.close()
     os._exit(_run(job, channel))
-
-
-def _as_a_child(hand_over) -> None:
-    """Go on in a child handed over to the caller, which waits for it as for its own; this
-    process exits."""
-    pid = os.fork()
-    if pid:
-        hand_over(pid)
-        os._exit(0)
 
 
 def _output_to(log: int) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from drills import catalog, processes, runtime
+from drills import catalog, confine, processes, runtime
 from drills.errors import explain
 from drills.judge import forks
 from drills.judge.source import LearnerSource
@@ -525,8 +525,8 @@ def confinement(hide: str | None = None) -> dict | None:
     """How a runner or the executor is confined (drills.confine), with `hide` looking empty to
     it; None where this machine does not allow it (user namespaces turned off): then it runs
     as a plain process, and the integrity guard is what stands between it and the repository.
-    DRILLS_NO_NAMESPACES=1 asks for that fallback (the repo's tests of it use this)."""
-    if os.environ.get("DRILLS_NO_NAMESPACES") == "1" or not forks.namespaces():
+    DRILLS_NO_NAMESPACES=1 asks for that fallback (drills.confine.turned_off)."""
+    if confine.turned_off() or not forks.namespaces():
         return None
     return {"root": str(catalog.ROOT), "hide": hide}
 

@@ -16,6 +16,7 @@ that checkout scored 100 too.
 """
 
 ATTACK = "bytecode-cache poisoning"
+LAYER = "files"
 TAMPERS = True
 
 import importlib.util

@@ -9,6 +9,7 @@ Forged 10/100 on the grader of commit de3289e.
 """
 
 ATTACK = "compile-check forgery"
+LAYER = "kernels"
 
 import os
 import sys

@@ -7,6 +7,7 @@ of time", which is not what happened): nothing forged.
 """
 
 ATTACK = "crash after partial (os._exit(0))"
+LAYER = "channel"
 
 import os
 

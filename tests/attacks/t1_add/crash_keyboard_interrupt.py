@@ -7,6 +7,7 @@ nothing forged.
 """
 
 ATTACK = "crash after partial (KeyboardInterrupt)"
+LAYER = "channel"
 
 import torch
 import triton

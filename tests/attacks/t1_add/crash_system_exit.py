@@ -6,6 +6,7 @@ On the grader of commit de3289e: 0/100 (pytest reports both as failed cases): no
 """
 
 ATTACK = "crash after partial (SystemExit, GeneratorExit)"
+LAYER = "channel"
 
 import torch
 import triton

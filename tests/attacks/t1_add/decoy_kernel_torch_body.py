@@ -7,6 +7,7 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "torch inside a kernel body, with a decoy kernel of the same name"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -7,6 +7,7 @@ is right, but no case's reply can be trusted, so none may pass.
 """
 
 ATTACK = "deep reply"
+LAYER = "channel"
 
 import socket
 import sys

@@ -11,6 +11,7 @@ the grader had exited 1 and printed 10/100).
 """
 
 ATTACK = "detached writer"
+LAYER = "processes"
 
 import json
 import os

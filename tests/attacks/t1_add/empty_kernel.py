@@ -8,6 +8,7 @@ Forged 10/100 on the grader of commit de3289e.
 """
 
 ATTACK = "free points for a do-nothing kernel"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -14,6 +14,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "events forgery"
+LAYER = "channel"
 
 import json
 import os

@@ -8,6 +8,7 @@ The kernel adds nothing.
 """
 
 ATTACK = "FIFO in tests/"
+LAYER = "files"
 TAMPERS = True
 
 import os

@@ -6,6 +6,7 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "numpy through match, written with select and fill_"
+LAYER = "kernels"
 
 import torch
 import triton

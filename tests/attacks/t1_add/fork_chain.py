@@ -8,6 +8,7 @@ The kernel adds nothing.
 """
 
 ATTACK = "fork chain"
+LAYER = "processes"
 
 import os
 import time

@@ -8,6 +8,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "frame walking"
+LAYER = "kernels"
 
 import torch
 import triton

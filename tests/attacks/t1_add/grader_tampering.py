@@ -15,6 +15,7 @@ that checkout scored 100 too.
 """
 
 ATTACK = "grader file tampering"
+LAYER = "files"
 TAMPERS = True
 
 import os

@@ -6,6 +6,7 @@ Forged 100/100 on the CPU and on the H200 on the grader of commit fbeefee (issue
 """
 
 ATTACK = "grid function computes"
+LAYER = "kernels"
 
 import torch
 import triton

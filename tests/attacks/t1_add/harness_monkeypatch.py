@@ -9,6 +9,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "harness monkeypatching"
+LAYER = "channel"
 
 import contextlib
 import sys

@@ -5,6 +5,7 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "@triton.jit entry point"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -8,6 +8,7 @@ Forged 90/100 on the grader of commit de3289e.
 """
 
 ATTACK = "torch inside the interpreted kernel"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -8,6 +8,7 @@ are written at all (the JSON/Gradescope files are missing): nothing forged, noth
 """
 
 ATTACK = "kill the judge"
+LAYER = "processes"
 
 import os
 import signal

@@ -6,6 +6,7 @@ Forged 90-100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "main block rebound, string annotation evaluated"
+LAYER = "kernels"
 
 import functools
 

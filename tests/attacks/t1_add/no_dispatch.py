@@ -6,6 +6,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "no dispatch (disable current modes)"
+LAYER = "kernels"
 
 import torch
 import triton

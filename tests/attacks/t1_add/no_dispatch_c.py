@@ -6,6 +6,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "no dispatch (_DisableTorchDispatch)"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -9,6 +9,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "another process writes the answer"
+LAYER = "kernels"
 
 import os
 import subprocess

@@ -11,6 +11,7 @@ without forging one).
 """
 
 ATTACK = "protocol forgery"
+LAYER = "channel"
 
 import json
 import os

@@ -10,6 +10,7 @@ The kernel adds nothing.
 """
 
 ATTACK = "pyproject.toml plugin in a course copy"
+LAYER = "files"
 TAMPERS = True
 LAYOUT = "course"
 

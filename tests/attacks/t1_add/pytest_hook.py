@@ -7,6 +7,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "pytest hook"
+LAYER = "channel"
 
 import gc
 import sys

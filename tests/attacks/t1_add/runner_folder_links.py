@@ -9,6 +9,7 @@ The kernel adds nothing.
 """
 
 ATTACK = "runner folder links"
+LAYER = "files"
 CANARY = "/tmp/drills-attack-canary-runner-folder"
 
 import os

@@ -7,6 +7,7 @@ The kernel adds nothing.
 """
 
 ATTACK = "runner log link"
+LAYER = "files"
 SHOWS_NOTHING_OF = "solutions/t1_add.py"
 
 import os

@@ -12,6 +12,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "solution import by path"
+LAYER = "files"
 
 import glob
 import importlib.util

@@ -5,6 +5,7 @@ Forged 100/100 on the grader of commit fbeefee (issue 23).
 """
 
 ATTACK = "solution from .git objects"
+LAYER = "files"
 
 import os
 import zlib

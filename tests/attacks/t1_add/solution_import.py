@@ -10,6 +10,7 @@ Forged 100/100 on the grader of commit de3289e.
 """
 
 ATTACK = "solution import"
+LAYER = "files"
 
 import importlib
 

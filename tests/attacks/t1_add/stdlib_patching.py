@@ -9,6 +9,7 @@ json.dumps).
 """
 
 ATTACK = "stdlib patching (serializers)"
+LAYER = "channel"
 
 import json
 import pickle

@@ -9,6 +9,7 @@ the 10 the empty kernel gets anyway (see empty_kernel.py).
 """
 
 ATTACK = "tensor subclass that compares equal"
+LAYER = "kernels"
 
 import torch
 import triton

@@ -6,6 +6,7 @@ Forged 15 points of the every-config check on the grader of commit fbeefee (issu
 """
 
 ATTACK = "autotune claimed with a configs attribute"
+LAYER = "kernels"
 
 import torch
 import triton

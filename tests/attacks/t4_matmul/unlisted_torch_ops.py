@@ -7,6 +7,7 @@ Forged 80/100 on the grader of commit de3289e.
 """
 
 ATTACK = "unlisted torch ops"
+LAYER = "kernels"
 
 import torch
 import triton
