@@ -37,12 +37,17 @@ def make_commands(text: str) -> list[str]:
     return re.findall(r"`(make [^`]+)`", text)
 
 
-def graded_checks(text: str) -> list[str]:
-    """The first column of the page's grading table ('| check | points | ...'), each name
-    without the gloss a Chinese page adds in full-width brackets."""
+def grading_rows(text: str) -> list[list[str]]:
+    """The cells of each row of the page's grading table ('| check | points | ...')."""
     table = re.search(r"^\| check \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)", text, flags=re.MULTILINE)
     rows = table.group(1).splitlines() if table else []
-    return [re.sub(r"（.*）", "", row.split("|")[1]).strip() for row in rows]
+    return [[cell.strip() for cell in row.split("|")[1:-1]] for row in rows]
+
+
+def graded_checks(text: str) -> list[str]:
+    """The first column of the page's grading table, each name without the gloss a Chinese
+    page adds in full-width brackets."""
+    return [re.sub(r"（.*）", "", row[0]).strip() for row in grading_rows(text)]
 
 
 def out_of_step(english: str, chinese: str) -> list[str]:

@@ -5,6 +5,7 @@ import importlib
 import re
 
 import pytest
+from test_self_editions import grading_rows  # the module pytest collects, from tests/
 
 from drills import catalog, grading, negatives, versions
 from drills.judge.testing import checks_of
@@ -64,10 +65,9 @@ def test_check_chooses_by_id_before_words_of_a_name():
 
 def lesson_table(drill: catalog.Drill) -> list[tuple[str, str]]:
     """(check, points) of each row of the English lesson's grading table."""
-    text = drill.lesson.read_text()
-    table = re.search(r"^\| check \| points \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)", text, re.MULTILINE)
-    assert table, f"{drill.lesson.name} has no grading table"
-    return [tuple(cell.strip() for cell in row.split("|")[1:3]) for row in table[1].splitlines()]
+    rows = grading_rows(drill.lesson.read_text())
+    assert rows, f"{drill.lesson.name} has no grading table"
+    return [(row[0], row[1]) for row in rows]
 
 
 def without_asides(name: str) -> str:
