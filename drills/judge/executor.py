@@ -24,11 +24,11 @@ import inspect
 import json
 import mmap
 import os
-import types
 import pickle
 import socket
 import sys
 import traceback
+import types
 from collections.abc import Callable
 
 import torch
