@@ -12,6 +12,13 @@ process with the interpreter off (with it on, triton.language's own helpers are 
 functions the compiler cannot use): `python -m drills.judge.gpu_compile`, one per judge, reading one
 request per line on stdin and answering one line of errors. The launches to compile come from
 the runner; they only choose what to compile.
+
+It runs every stage of triton's compiler but the last, ptxas assembling the PTX into a cubin
+for a GPU to load (a third of a compile's time): what ptxas rejects in triton's PTX, triton
+itself reports as its own bug ("Internal Triton PTX codegen error ... please share the
+reproducer"), not the learner's. Its compiles are kept apart from a GPU's (a cache folder of
+their own, and a cache key of their own on triton 3.7 and later), so that no launch ever loads
+the cubin this leaves empty.
 """
 
 import json
@@ -139,6 +146,7 @@ class Compiler:
 
     def __init__(self):
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        env["TRITON_CACHE_DIR"] = os.path.join(judge_cache(), "sm90-without-ptxas")
         self.process = subprocess.Popen(
             [sys.executable, "-B", "-m", "drills.judge.gpu_compile"],
             cwd=catalog.ROOT,
@@ -227,9 +235,31 @@ def check_compiles(case) -> None:
         )
 
 
+def judge_cache() -> str:
+    """Where the judge's processes keep triton's compiled kernels; made now if it is not there
+    yet, so that a runner cannot be first to make it."""
+    default = os.path.join(os.path.expanduser("~"), ".triton", "cache")
+    cache = os.environ.get("TRITON_CACHE_DIR") or default
+    os.makedirs(cache, mode=0o700, exist_ok=True)
+    return cache
+
+
+def without_the_assembler(*args):
+    """triton's hook on a compile's stages (knobs.runtime.add_stages_inspection_hook): called
+    with the backend, the stages, the options, the language and the capability, it leaves
+    ptxas out; called with nothing (triton 3.7 and later), it says what it adds to the cache
+    key."""
+    if not args:
+        return "drills-without-ptxas", ""
+    stages = args[1]
+    stages["cubin"] = lambda ptx, metadata: b""
+
+
 def main() -> int:
     import triton.compiler  # noqa: F401 - imported before the first request comes, not after
+    from triton import knobs
 
+    knobs.runtime.add_stages_inspection_hook = without_the_assembler
     for line in sys.stdin:
         request = json.loads(line)
         try:

@@ -29,6 +29,7 @@ import torch
 from drills import catalog, confine, processes, runtime
 from drills.errors import explain
 from drills.judge import forks
+from drills.judge.gpu_compile import judge_cache
 from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
 from drills.judge.syntax import SourceError
@@ -510,15 +511,6 @@ def _fork(job: dict, fd: int, log) -> forks.Forked:
         return forks.spawn(job, fd, log.fileno())
     except forks.CannotStart as e:
         raise LearnerError("crashed", f"not run: {e}") from None
-
-
-def judge_cache() -> str:
-    """Where the judge's processes keep triton's compiled kernels; made now if it is not there
-    yet, so that a runner cannot be first to make it."""
-    default = os.path.join(os.path.expanduser("~"), ".triton", "cache")
-    cache = os.environ.get("TRITON_CACHE_DIR") or default
-    os.makedirs(cache, mode=0o700, exist_ok=True)
-    return cache
 
 
 def confinement(hide: str | None = None) -> dict | None:
