@@ -67,11 +67,15 @@ run: $(READY)
 $(VENV)/.tests-ready: $(READY) pyproject.toml
 	$(PYTHON) drills/bootstrap.py --with-tests
 
+# One pytest worker more than cores: a grading test waits on its processes (a judge's start,
+# its runner's replies), and a core would idle meanwhile.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+
 test: $(VENV)/.tests-ready
-	$(PY) -m pytest -n auto -q --durations=30
+	$(PY) -m pytest -n $(TEST_WORKERS) -q --durations=30
 
 test-fast: $(VENV)/.tests-ready
-	$(PY) -m pytest -n auto -q -m "not slow" --durations=10
+	$(PY) -m pytest -n $(TEST_WORKERS) -q -m "not slow" --durations=10
 
 clean:
 	$(PYTHON) drills/bootstrap.py --clean
