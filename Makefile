@@ -68,14 +68,18 @@ $(VENV)/.tests-ready: $(READY) pyproject.toml
 	$(PYTHON) drills/bootstrap.py --with-tests
 
 # One pytest worker more than cores: a grading test waits on its processes (a judge's start,
-# its runner's replies), and a core would idle meanwhile.
+# its runner's replies), and a core would idle meanwhile. --maxschedchunk=1 hands each worker
+# one test at a time, the longest first (tests/conftest.py): by default xdist gave each a
+# quarter of its share at once, and on 2 cores one worker still had 8 minutes of tests queued
+# when another had run out.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --maxschedchunk=1
 
 test: $(VENV)/.tests-ready
-	$(PY) -m pytest -n $(TEST_WORKERS) -q --durations=30
+	$(PY) -m pytest $(PYTEST_PARALLEL) -q --durations=30
 
 test-fast: $(VENV)/.tests-ready
-	$(PY) -m pytest -n $(TEST_WORKERS) -q -m "not slow" --durations=10
+	$(PY) -m pytest $(PYTEST_PARALLEL) -q -m "not slow" --durations=10
 
 clean:
 	$(PYTHON) drills/bootstrap.py --clean

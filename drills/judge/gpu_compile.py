@@ -13,12 +13,14 @@ functions the compiler cannot use): `python -m drills.judge.gpu_compile`, one pe
 request per line on stdin and answering one line of errors. The launches to compile come from
 the runner; they only choose what to compile.
 
-It runs every stage of triton's compiler but the last, ptxas assembling the PTX into a cubin
-for a GPU to load (a third of a compile's time): what ptxas rejects in triton's PTX, triton
-itself reports as its own bug ("Internal Triton PTX codegen error ... please share the
-reproducer"), not the learner's. Its compiles are kept apart from a GPU's (a cache folder of
-their own, and a cache key of their own on triton 3.7 and later), so that no launch ever loads
-the cubin this leaves empty.
+It runs triton's compiler up to LLVM IR: triton's own passes, which reject what the interpreter
+let through and size the shared memory, then LLVM's optimizer with libdevice linked in. It
+leaves out the two back-end stages that make a GPU's binary from that IR (two thirds of a
+compile's time): LLVM's PTX code generator and ptxas. A valid kernel's LLVM IR that either
+rejects is a fault of triton or LLVM, not of the learner (triton reports ptxas's as "Internal
+Triton PTX codegen error ... please share the reproducer"). Its compiles are kept apart from a
+GPU's (a cache folder of their own, and a cache key of their own on triton 3.7 and later), so
+that no launch ever loads the binary this leaves empty.
 """
 
 import json
@@ -146,7 +148,7 @@ class Compiler:
 
     def __init__(self):
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        env["TRITON_CACHE_DIR"] = os.path.join(judge_cache(), "sm90-without-ptxas")
+        env["TRITON_CACHE_DIR"] = os.path.join(judge_cache(), "sm90-to-llvm-ir")
         self.process = subprocess.Popen(
             [sys.executable, "-B", "-m", "drills.judge.gpu_compile"],
             cwd=catalog.ROOT,
@@ -244,14 +246,26 @@ def judge_cache() -> str:
     return cache
 
 
-def without_the_assembler(*args):
+def up_to_llvm_ir(*args):
     """triton's hook on a compile's stages (knobs.runtime.add_stages_inspection_hook): called
-    with the backend, the stages, the options, the language and the capability, it leaves
-    ptxas out; called with nothing (triton 3.7 and later), it says what it adds to the cache
-    key."""
+    with the backend, the stages, the options, the language and the capability, it ends the
+    compile at LLVM IR; called with nothing (triton 3.7 and later), it says what it adds to the
+    cache key."""
     if not args:
-        return "drills-without-ptxas", ""
+        return "drills-up-to-llvm-ir", ""
     stages = args[1]
+    make_ptx = stages["ptx"]
+
+    def named_kernel(llir: str, metadata: dict) -> str:
+        # all a compile still needs of the PTX stage is the kernel's name (CompiledKernel reads
+        # it), which the LLVM IR gives too: its ptx_kernel function
+        kernel = re.search(r"^define ptx_kernel [^@]*@([\w.$]+)\(", llir, re.MULTILINE)
+        if kernel is None:  # an LLVM IR written another way: its PTX after all
+            return make_ptx(llir, metadata)
+        metadata["name"] = kernel.group(1)
+        return ""
+
+    stages["ptx"] = named_kernel
     stages["cubin"] = lambda ptx, metadata: b""
 
 
@@ -259,7 +273,7 @@ def main() -> int:
     import triton.compiler  # noqa: F401 - imported before the first request comes, not after
     from triton import knobs
 
-    knobs.runtime.add_stages_inspection_hook = without_the_assembler
+    knobs.runtime.add_stages_inspection_hook = up_to_llvm_ir
     for line in sys.stdin:
         request = json.loads(line)
         try:
