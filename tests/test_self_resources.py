@@ -118,6 +118,16 @@ def t2_launches(ref) -> list[tuple]:
     return recorded(ref, "softmax_kernel", host)
 
 
+def t2_split_launches(ref) -> list[tuple]:
+    """The split kernel of T2's benchmark reference, at the row length that it splits."""
+
+    def host(m):
+        for dtype in (torch.float32, torch.float16):
+            m.launch_split(meta(1024, 65536, dtype=dtype), meta(1024, 65536, dtype=dtype))
+
+    return recorded(ref, "softmax_split_kernel", host)
+
+
 def t3_launches(ref) -> list[tuple]:
     def host(m):
         for M, N, K in T3_SHAPES:
@@ -159,6 +169,9 @@ def launch_groups() -> dict[str, list[tuple]]:
     return {
         "t1": t1_launches(ref["t1"]),
         "t2": t2_launches(ref["t2"]),
+        "t2-split": t2_split_launches(
+            load_fresh(catalog.ROOT / "solutions" / "t2_softmax_split.py", "resources_t2_split")
+        ),
         "t3": t3_launches(ref["t3"]),
         "t4": [t4],
         # the stub's kernel is the learner's to write: the stub's configs are compiled with the
@@ -224,7 +237,12 @@ def specialised(kernel: JITFunction, values: dict) -> dict:
 def argument_type(value) -> tuple[str, bool]:
     """Triton's type for a launch argument, and whether it (or the address) is a multiple of 16."""
     if isinstance(value, torch.Tensor):
-        names = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+        names = {
+            torch.float32: "fp32",
+            torch.float16: "fp16",
+            torch.bfloat16: "bf16",
+            torch.int32: "i32",  # T2's split kernel's counts
+        }
         return "*" + names[value.dtype], value.data_ptr() % 16 == 0
     if isinstance(value, int) and not isinstance(value, bool):
         return ("i32" if -(2**31) <= value < 2**31 else "i64"), value % 16 == 0
@@ -422,7 +440,7 @@ def too_big(results: list[dict], target: str) -> list[str]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("drill", ["t1", "t2", "t3"])
+@pytest.mark.parametrize("drill", ["t1", "t2", "t2-split", "t3"])
 def test_every_reference_launch_fits(compiler, drill, target):
     # a launch with fixed constants has no other config to fall back on
     big = too_big(compiled(compiler, drill, target), target)

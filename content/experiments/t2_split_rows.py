@@ -3,7 +3,8 @@ shared by several programs, each holding its part of the row in registers, so th
 once and the result written once? Needs a GPU. Output: t2_split_rows.out.
 
 Each of SPLIT programs of a row loads its CHUNK of the row, reduces it to a max and a sum of
-exponentials, publishes the two, and waits until every program of its row has published. Then
+exponentials, publishes the two, and waits until every program of its row has published
+(polling the count with atomics, or with plain loads and one atomic at the end). Then
 each combines the SPLIT pairs into the row's max and sum and writes its part of the result from
 the values it still holds. The wait needs every program of a row on the GPU at once: a row's
 programs are neighbours in the grid, which the GPU starts in order, so a program waits only on
@@ -27,7 +28,8 @@ from solutions.t2_softmax import softmax as reference
 
 @triton.jit
 def split_row_kernel(x_ptr, out_ptr, max_ptr, sum_ptr, arrived_ptr, left_ptr, n_cols, sx, so,
-                     SPLIT: tl.constexpr, CHUNK: tl.constexpr, HOLD_AS_LOADED: tl.constexpr):
+                     SPLIT: tl.constexpr, CHUNK: tl.constexpr, HOLD_AS_LOADED: tl.constexpr,
+                     SPIN_ON_LOADS: tl.constexpr):
     row = tl.program_id(0) // SPLIT
     part = tl.program_id(0) % SPLIT
     cols = part * CHUNK + tl.arange(0, CHUNK)
@@ -40,8 +42,13 @@ def split_row_kernel(x_ptr, out_ptr, max_ptr, sum_ptr, arrived_ptr, left_ptr, n_
     tl.store(sum_ptr + row * SPLIT + part, tl.sum(tl.exp(x.to(tl.float32) - part_max), axis=0))
     # release: the two stores above are seen by whoever sees this count
     arrived = tl.atomic_add(arrived_ptr + row, 1, sem="release") + 1
-    while arrived < SPLIT:
-        arrived = tl.atomic_add(arrived_ptr + row, 0, sem="acquire")
+    if SPIN_ON_LOADS:  # plain loads while waiting, one atomic to acquire at the end
+        while arrived < SPLIT:
+            arrived = tl.load(arrived_ptr + row, volatile=True)
+        tl.atomic_add(arrived_ptr + row, 0, sem="acquire")
+    else:  # an atomic at every turn: each goes to L2's atomic unit
+        while arrived < SPLIT:
+            arrived = tl.atomic_add(arrived_ptr + row, 0, sem="acquire")
     parts = row * SPLIT + tl.arange(0, SPLIT)
     maxes = tl.load(max_ptr + parts, cache_modifier=".cg")  # from L2, where the others wrote
     sums = tl.load(sum_ptr + parts, cache_modifier=".cg")
@@ -58,7 +65,7 @@ def split_row_kernel(x_ptr, out_ptr, max_ptr, sum_ptr, arrived_ptr, left_ptr, n_
 COUNTS = {}
 
 
-def split_softmax(x, out, split, warps, hold_as_loaded=False):
+def split_softmax(x, out, split, warps, hold_as_loaded=False, spin_on_loads=False):
     n_rows, n_cols = x.shape
     chunk = triton.next_power_of_2(triton.cdiv(n_cols, split))
     if (x.device, n_rows) not in COUNTS:
@@ -68,7 +75,7 @@ def split_softmax(x, out, split, warps, hold_as_loaded=False):
     sums = torch.empty_like(maxes)
     split_row_kernel[(n_rows * split,)](x, out, maxes, sums, arrived, left, n_cols, x.stride(0),
                                         out.stride(0), SPLIT=split, CHUNK=chunk, HOLD_AS_LOADED=hold_as_loaded,
-                                        num_warps=warps)
+                                        SPIN_ON_LOADS=spin_on_loads, num_warps=warps)
     return out
 
 
@@ -110,11 +117,12 @@ for dtype, n_rows, n_cols in SHAPES:
           f"{same_size[0]:.0f}, Triton {same_size[1]:.0f} GB/s")
     runs = {"torch.softmax": lambda: torch.softmax(x, dim=-1), "reference": lambda: reference(x, out)}
     holds = (False, True) if dtype == torch.float16 else (False,)
-    for split, warps, hold in itertools.product((2, 4, 8, 16, 32), (4, 8, 16), holds):
+    for split, warps, hold, spin in itertools.product((2, 4, 8, 16), (4, 8, 16), holds, (False, True)):
         if n_cols // split < 1024:
             continue
-        name = f"split {split}, {warps} warps" + (", held as fp16" if hold else "")
-        run = lambda s=split, w=warps, h=hold: split_softmax(x, out, s, w, h)
+        name = (f"split {split}, {warps} warps" + (", held as fp16" if hold else "")
+                + (", waits on loads" if spin else ""))
+        run = lambda s=split, w=warps, h=hold, p=spin: split_softmax(x, out, s, w, h, p)
         run()
         run()  # the second launch finds the counts the first set back
         error = (out.float() - expected.float()).abs().max().item()
