@@ -1,14 +1,17 @@
 """`make bench [DRILL=t1] [IMPL=mine|solutions]`: time kernels beside torch, on a GPU.
 
-For each drill: a correctness gate on every benchmark shape first, then the median time (L2
-flushed before each run, by triton.testing.do_bench; the three take turns over three rounds and
-the median round counts) of the kernel under test, the reference solution and torch (cuBLAS for
-matmul), over the shapes the drill declares in its test file
-(`BENCH`, separate from its test shapes). Beside it, the median time of the same call replayed
-from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not flushed): the GPU's time without
-the host's, which is most of a small shape's do_bench time. Throughput is reported against a
-hardware limit measured in the same run: the copy bandwidth, or cuBLAS at a large square fp16
-matmul.
+For each drill: a correctness gate on every benchmark shape first, then the median time of the
+kernel under test, the reference solution and torch (cuBLAS for matmul), over the shapes the
+drill declares in its test file (`BENCH`, separate from its test shapes). Each call is timed
+as triton.testing.do_bench times it, L2 flushed first, and on inputs given new values just
+before (untimed), so that no call can return a result kept from an earlier one; the three take
+turns over three rounds and the median round counts. After the timings each kernel is checked
+once more, on new values: one right before and wrong after is not timed. Beside it, the median
+time of the same call replayed from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not
+flushed, the same inputs every time): the GPU's time without the host's, which is most of a
+small shape's time. Throughput is reported against a hardware limit measured in the same run:
+the copy bandwidth (the faster of torch's copy and a Triton copy kernel), or cuBLAS at a large
+square fp16 matmul. A row above its limit is flagged as suspect: the timing or the limit is off.
 
 Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
 installed) and the same rows as JSON.
@@ -20,6 +23,7 @@ import datetime
 import functools
 import io
 import json
+import statistics
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -80,6 +84,8 @@ class Row:
     impl_graph_ms: float | None = None
     reference_graph_ms: float | None = None
     torch_graph_ms: float | None = None
+    # what goes past the limit, "" when nothing does (absent from reports saved before it was)
+    suspect: str = ""
 
     @property
     def graph_vs_torch(self) -> float | None:
@@ -88,10 +94,41 @@ class Row:
         return self.torch_graph_ms / self.impl_graph_ms
 
 
-def _median_ms(fn) -> float:
-    import triton.testing
+# Larger than the L2 cache of any GPU the drills run on (50 MB on an H100 or H200), as
+# triton.testing.do_bench's: zeroing it before a call leaves none of the inputs in L2.
+FLUSH_BYTES = 256 * 2**20
 
-    return triton.testing.do_bench(fn, return_mode="median")
+
+@functools.cache
+def _flush_buffer():
+    import torch
+
+    return torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+
+
+def _median_ms(fn, refresh) -> float:
+    """The median time of fn's calls, as triton.testing.do_bench takes it (L2 flushed before
+    each call; 25 ms of warm-up calls, then 100 ms of timed ones), with refresh() before each
+    call, untimed: it draws new values into the inputs in place, so that no call can be served a
+    result kept from an earlier one."""
+    import torch
+
+    def timed_calls(count: int) -> list[float]:
+        events = []
+        for _ in range(count):
+            refresh()
+            _flush_buffer().zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
+        return [start.elapsed_time(end) for start, end in events]
+
+    estimate = statistics.median(timed_calls(5))
+    timed_calls(max(1, int(25 / estimate)))
+    return statistics.median(timed_calls(max(5, int(100 / estimate))))
 
 
 def _graph_ms(fn) -> float:
@@ -103,38 +140,97 @@ def _graph_ms(fn) -> float:
 ROUNDS = 3
 
 
-def _interleaved_ms(fns: list[Callable]) -> list[float]:
+def _interleaved_ms(fns: list[Callable], refresh) -> list[float]:
     """The median over ROUNDS rounds of each function's median time, the functions taking
     turns, so that a slow spell of the machine does not land on one of them only. A first,
     discarded round warms up: the first shapes a run timed came out slow for Triton kernels."""
     for fn in fns:
-        _median_ms(fn)
+        _median_ms(fn, refresh)
     times = [[] for _ in fns]
     for _ in range(ROUNDS):
         for fn, seen in zip(fns, times, strict=True):
-            seen.append(_median_ms(fn))
+            seen.append(_median_ms(fn, refresh))
     return [sorted(seen)[ROUNDS // 2] for seen in times]
 
 
-def copy_bandwidth() -> float:
-    """GB/s of a device-to-device copy of 2^28 fp32 (1 GiB), counting bytes read + written."""
+def refresher(args: tuple) -> Callable[[], None]:
+    """New values, in place, for a benchmark's inputs (every drill's are drawn from randn)."""
+    return lambda: [t.normal_() for t in args]
+
+
+@functools.cache
+def _copy_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def copy_kernel(src_ptr, dst_ptr, n, BLOCK_SIZE: tl.constexpr):
+        offsets = tl.program_id(axis=0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n
+        tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=mask), mask=mask)
+
+    return copy_kernel
+
+
+def copy_bandwidths() -> dict[str, float]:
+    """GB/s of a device-to-device copy of 2^28 fp32 (1 GiB), counting bytes read + written, by
+    torch's copy and by a Triton kernel. The limit is the larger: a kernel at 100% of the other
+    would only be as fast as a copy that was slow."""
     import torch
+    import triton
 
-    x = torch.empty(2**28, device="cuda")
+    x = torch.randn(2**28, device="cuda")
     y = torch.empty_like(x)
-    return 2 * x.numel() * x.element_size() / _median_ms(lambda: y.copy_(x)) / 1e6
+    block = 4096
+    copy = _copy_kernel()
+    ways = {
+        "torch's copy": lambda: y.copy_(x),
+        "a Triton copy kernel": lambda: copy[(triton.cdiv(x.numel(), block),)](
+            x, y, x.numel(), BLOCK_SIZE=block, num_warps=8
+        ),
+    }
+    moved = 2 * x.numel() * x.element_size() / 1e6
+    # timed as the rows are, new values before each call: the GPU idles between calls alike
+    return {way: moved / _median_ms(fn, refresher((x,))) for way, fn in ways.items()}
 
 
-def matmul_peak() -> float:
+def matmul_peaks() -> dict[str, float]:
     """TFLOP/s of cuBLAS on an 8192^3 fp16 matmul with fp32 accumulation."""
     import torch
 
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
-    return 2 * 8192**3 / _median_ms(lambda: a @ b) / 1e9
+    return {"cuBLAS 8192^3": 2 * 8192**3 / _median_ms(lambda: a @ b, refresher((a, b))) / 1e9}
 
 
-LIMITS = {"GB/s": ("copy bandwidth", copy_bandwidth), "TFLOP/s": ("cuBLAS 8192^3", matmul_peak)}
+LIMITS = {"GB/s": ("copy bandwidth", copy_bandwidths), "TFLOP/s": ("cuBLAS", matmul_peaks)}
+
+
+@dataclass(frozen=True)
+class Limit:
+    value: float
+    name: str  # what it is and how it was measured
+
+
+def measure_limit(unit: str) -> Limit:
+    """The unit's limit on this GPU now: the best of the ways LIMITS measures it."""
+    what, measure = LIMITS[unit]
+    ways = measure()
+    best = max(ways, key=ways.get)
+    others = [f"{way} {value:.0f}" for way, value in ways.items() if way != best]
+    return Limit(ways[best], f"{what}, by {best}" + (f" ({', '.join(others)})" if others else ""))
+
+
+def suspect(rates: dict[str, float | None], limit: Limit) -> str:
+    """What in a row goes past its limit: a timing that missed part of the work, or a limit
+    that is not the GPU's (a copy, say, where reads outnumber writes). Empty when nothing
+    does."""
+    above = [
+        f"{name} at {rate / limit.value:.0%}"
+        for name, rate in rates.items()
+        if rate and rate > limit.value
+    ]
+    return f"suspect: {', '.join(above)} of the {limit.name.split(',')[0]}" if above else ""
 
 
 def load_bench(drill: catalog.Drill) -> Bench | None:
@@ -158,7 +254,9 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
     return "ok" if report is None else "wrong result: " + report.splitlines()[0]
 
 
-def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -> list[Row]:
+def bench_drill(
+    drill: catalog.Drill, impl: str, limits: dict[str, Limit], versions: dict
+) -> list[Row]:
     from drills.loading import ImplImportError, load
 
     bench = load_bench(drill)
@@ -171,20 +269,29 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
         import_problem = ""
     except ImplImportError as e:
         under_test, import_problem = None, str(e).splitlines()[0]
-    limit_name, _ = LIMITS[bench.unit]
+    limit = limits[bench.unit]
     today = datetime.date.today().isoformat()
     rows = []
     for shape in bench.shapes:
         args = bench.make_inputs(shape)
+        refresh = refresher(args)
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
-        gate = import_problem or _gate(under_test, bench.torch_fn, args, bench.tolerance(shape))
+        tolerance = bench.tolerance(shape)
+        gate = import_problem or _gate(under_test, bench.torch_fn, args, tolerance)
         contenders = [reference, bench.torch_fn] + ([under_test] if gate == "ok" else [])
         calls = [functools.partial(f, *args) for f in contenders]
-        ref_ms, torch_ms, *tested_ms = _interleaved_ms(calls)
+        ref_ms, torch_ms, *tested_ms = _interleaved_ms(calls, refresh)
         ref_graph_ms, torch_graph_ms, *tested_graph_ms = [_graph_ms(call) for call in calls]
+        # once more on new values: a kernel right before timing must still be right after it
+        refresh()
+        if gate == "ok" and (after := _gate(under_test, bench.torch_fn, args, tolerance)) != "ok":
+            gate, tested_ms, tested_graph_ms = f"after timing, {after}", [], []
+        if (after := _gate(reference, bench.torch_fn, args, tolerance)) != "ok":
+            gate += f"; the reference, after timing: {after}"
         impl_ms = tested_ms[0] if tested_ms else None
         ref_rate, torch_rate = per_ms / ref_ms, per_ms / torch_ms
         impl_rate = per_ms / impl_ms if impl_ms else None
+        rates = {impl: impl_rate, "reference": ref_rate, "torch": torch_rate}
         rows.append(
             Row(
                 drill.id,
@@ -198,10 +305,10 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
                 ref_rate,
                 torch_rate,
                 impl_rate / torch_rate if impl_rate else None,
-                impl_rate / limits[bench.unit] if impl_rate else None,
+                impl_rate / limit.value if impl_rate else None,
                 bench.unit,
-                limits[bench.unit],
-                limit_name,
+                limit.value,
+                limit.name,
                 gate,
                 versions["gpu"],
                 versions["torch"],
@@ -210,6 +317,7 @@ def bench_drill(drill: catalog.Drill, impl: str, limits: dict, versions: dict) -
                 tested_graph_ms[0] if tested_graph_ms else None,
                 ref_graph_ms,
                 torch_graph_ms,
+                suspect(rates, limit),
             )
         )
     return rows
@@ -255,7 +363,7 @@ def terminal_table(rows: list[Row], impl: str):
             f"{r.reference_rate:.0f}",
             f"{r.torch_rate:.0f}",
             _fmt(r.vs_torch, ".2f"),
-            _fmt(r.of_limit, ".0%"),
+            _fmt(r.of_limit, ".0%") + ("!" if r.suspect else ""),
             _fmt(r.impl_graph_ms, ".4f"),
             _fmt(r.torch_graph_ms, ".4f"),
             _fmt(r.graph_vs_torch, ".2f"),
@@ -365,16 +473,19 @@ def main(argv: list[str] | None = None) -> int:
 
     versions = runtime.versions() | {"gpu": torch.cuda.get_device_name()}
     units = {b.unit for b in (load_bench(d) for d in selected) if b}
-    limits = {unit: LIMITS[unit][1]() for unit in units}
+    limits = {unit: measure_limit(unit) for unit in units}
     out = console()
     out.print(
         f"Benchmarking {args.impl}/ on {versions['gpu']} · torch {versions['torch']} · "
         f"triton {versions['triton']} · {datetime.date.today().isoformat()}"
     )
-    for unit, value in limits.items():
-        out.print(f"limit: {LIMITS[unit][0]} = {value:.0f} {unit} (measured now)")
+    for unit, limit in limits.items():
+        out.print(f"limit: {limit.name} = {limit.value:.0f} {unit} (measured now)")
     rows = [row for d in selected for row in bench_drill(d, args.impl, limits, versions)]
     out.print(terminal_table(rows, args.impl))
+    for row in rows:
+        if row.suspect:
+            out.print(f"{row.drill} {row.shape}: {row.suspect}", style="bold red")
     out.print(f"report: {write_reports(rows, args.impl, versions).relative_to(catalog.ROOT)}")
     return 0
 
