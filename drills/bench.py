@@ -155,7 +155,12 @@ def _interleaved_ms(fns: list[Callable], refresh) -> list[float]:
 
 def refresher(args: tuple) -> Callable[[], None]:
     """New values, in place, for a benchmark's inputs (every drill's are drawn from randn)."""
-    return lambda: [t.normal_() for t in args]
+
+    def refresh() -> None:
+        for t in args:
+            t.normal_()
+
+    return refresh
 
 
 @functools.cache
@@ -209,7 +214,12 @@ LIMITS = {"GB/s": ("copy bandwidth", copy_bandwidths), "TFLOP/s": ("cuBLAS", mat
 @dataclass(frozen=True)
 class Limit:
     value: float
-    name: str  # what it is and how it was measured
+    what: str  # "copy bandwidth"
+    how: str  # the way that measured it, and the others' results
+
+    @property
+    def name(self) -> str:
+        return f"{self.what}, by {self.how}"
 
 
 def measure_limit(unit: str) -> Limit:
@@ -218,7 +228,7 @@ def measure_limit(unit: str) -> Limit:
     ways = measure()
     best = max(ways, key=ways.get)
     others = [f"{way} {value:.0f}" for way, value in ways.items() if way != best]
-    return Limit(ways[best], f"{what}, by {best}" + (f" ({', '.join(others)})" if others else ""))
+    return Limit(ways[best], what, best + (f" ({', '.join(others)})" if others else ""))
 
 
 def suspect(rates: dict[str, float | None], limit: Limit) -> str:
@@ -230,7 +240,7 @@ def suspect(rates: dict[str, float | None], limit: Limit) -> str:
         for name, rate in rates.items()
         if rate and rate > limit.value
     ]
-    return f"suspect: {', '.join(above)} of the {limit.name.split(',')[0]}" if above else ""
+    return f"suspect: {', '.join(above)} of the {limit.what}" if above else ""
 
 
 def load_bench(drill: catalog.Drill) -> Bench | None:

@@ -122,9 +122,9 @@ def splits_rows(x: torch.Tensor) -> bool:
 
 
 def softmax(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    check_inputs(x, out)  # before splits_rows reads x, so that a bad x is named as such
     if not splits_rows(x):
         return softmax_whole_rows(x, out)
-    check_inputs(x, out)
     if out is None:
         out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     launch_split(x, out)

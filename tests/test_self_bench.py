@@ -15,7 +15,7 @@ from drills.judge.testing import TOLERANCES
 
 VERSIONS = {"gpu": "test GPU", "torch": "t", "triton": "tr", "python": "p"}
 N = 1024
-LIMIT = bench.Limit(100.0, "copy bandwidth, by a test")
+LIMIT = bench.Limit(100.0, "copy bandwidth", "a test")
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_a_kernel_wrong_after_timing_is_not_reported(one_shape_bench, tmp_path):
 
 @pytest.mark.skipif(runtime.current().is_gpu, reason="checks the interpreter's path")
 def test_a_row_above_its_limit_is_suspect_in_every_report(one_shape_bench, tmp_path):
-    low = bench.Limit(0.001, "copy bandwidth, by a test")  # far below the fake clock's rates
+    low = bench.Limit(0.001, "copy bandwidth", "a test")  # far below the fake clock's rates
     (row,) = bench.bench_drill(catalog.find("t1"), "solutions", {"GB/s": low}, VERSIONS)
     assert row.suspect.startswith("suspect: solutions at ") and "torch at" in row.suspect
     html = bench.write_reports([row], "solutions", VERSIONS)
