@@ -236,3 +236,21 @@ def test_a_child_that_dies_mid_request_is_a_crash_of_the_learners_code():
         child.send({"op": "call"}, [], 30)
     assert raised.value.kind == "crashed"
     assert "exited with status 7" in str(raised.value)
+
+
+def test_the_interpreter_skips_only_the_overflow_checks_no_assert_reads():
+    import dataclasses
+
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    from drills.judge.executor import skip_unasserted_overflow_checks
+
+    stock = InterpreterBuilder()
+    # triton's default, on every version the drills support: without it there is nothing to skip
+    assert stock.options.sanitize_overflow and not stock.options.debug
+    skip_unasserted_overflow_checks(stock)
+    assert not stock.options.sanitize_overflow
+    debugging = InterpreterBuilder()
+    debugging.options = dataclasses.replace(debugging.options, debug=True)
+    skip_unasserted_overflow_checks(debugging)
+    assert debugging.options.sanitize_overflow  # where device_assert acts, the checks stay
