@@ -142,7 +142,8 @@ SPECS = {
                 (8192, 8192, 8192),
             ]
         )
-        + ({"mnk": (4096, 4096, 4096), "b_t": True},),
+        # a layer's weight at a few rows (decoding tokens) and at a square
+        + tuple({"mnk": mnk, "b_t": True} for mnk in [(16, 4096, 4096), (4096, 4096, 4096)]),
     ),
 }
 

@@ -7,9 +7,10 @@ no masks). On an H200 it closes the gap that b = w.t() leaves in the drill's mat
 (content/experiments/t4_persistent_parts.py and t4_persistent_shapes.py); with a row-major b the
 gain is smaller.
 
-matmul and matmul_bias_gelu here take this kernel on a Hopper GPU wherever tensor descriptors
-can describe the operands, and the drill's reference (solutions/t4_matmul.py) for everything
-else. After the first call for a shape, they launch the compiled kernel directly, for host time
+For a few rows of a (M <= 16), too few tiles to fill the SMs, a second kernel splits K between
+the programs of each tile (matmul_split_k_kernel). matmul and matmul_bias_gelu here take one of
+the two on a Hopper GPU wherever tensor descriptors can describe the operands, and the drill's
+reference (solutions/t4_matmul.py) for everything else. After the first call for a shape, they launch the compiled kernel directly, for host time
 close to cuBLAS's. `make bench` times this module as T4's reference. The drill never asks for
 any of it.
 """
@@ -50,6 +51,63 @@ PERSISTENT_GPU_CONFIGS = [
 PERSISTENT_CONFIGS = [INTERPRETER_CONFIG] if INTERPRETING else PERSISTENT_GPU_CONFIGS
 
 
+@triton.jit
+def epilogue(acc, bias_ptr, offs_bn, N, BLOCK_SIZE_N: tl.constexpr):
+    """A finished fp32 tile of c as it is stored: with gelu(acc + bias) where there is a bias,
+    in fp16 (a descriptor's store clips it at the edges)."""
+    if bias_ptr is not None:
+        offs_n = offs_bn + tl.arange(0, BLOCK_SIZE_N)
+        bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0)
+        acc = gelu(acc + bias.to(tl.float32)[None, :])
+    return acc.to(tl.float16)
+
+
+@triton.jit
+def operand_descriptors(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_b,
+    stride_cm,
+    B_KMAJOR: tl.constexpr,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+):
+    """Tensor descriptors of a, b and c, by tiles of the block sizes. A descriptor names a
+    whole tile: the TMA unit copies it to shared memory in one request, filling with zeros
+    past the edges, so no pointer blocks and no masks."""
+    a_desc = tl.make_tensor_descriptor(
+        a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]
+    )
+    if B_KMAJOR:  # describe w itself, [N, K] row-major, and transpose its tiles in the dot
+        b_desc = tl.make_tensor_descriptor(
+            b_ptr, shape=[N, K], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]
+        )
+    else:
+        b_desc = tl.make_tensor_descriptor(
+            b_ptr, shape=[K, N], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_K, BLOCK_SIZE_N]
+        )
+    c_desc = tl.make_tensor_descriptor(
+        c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N]
+    )
+    return a_desc, b_desc, c_desc
+
+
+@triton.jit
+def b_tile(b_desc, k, offs_bn, B_KMAJOR: tl.constexpr, BLOCK_SIZE_K: tl.constexpr):
+    """The [BLOCK_SIZE_K, BLOCK_SIZE_N] tile of b at K block k and column offs_bn."""
+    if B_KMAJOR:
+        b = b_desc.load([offs_bn, k * BLOCK_SIZE_K]).T
+    else:
+        b = b_desc.load([k * BLOCK_SIZE_K, offs_bn])
+    return b
+
+
 @triton.autotune(configs=PERSISTENT_CONFIGS, key=["M", "N", "K", "B_KMAJOR"])
 @triton.jit
 def matmul_persistent_kernel(
@@ -70,22 +128,10 @@ def matmul_persistent_kernel(
     BLOCK_SIZE_K: tl.constexpr,
     GROUP_SIZE_M: tl.constexpr,
 ):
-    # a descriptor names a whole tile: the TMA unit copies it to shared memory in one request,
-    # filling with zeros past the edges, so no pointer blocks and no masks
-    a_desc = tl.make_tensor_descriptor(
-        a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K]
-    )
-    if B_KMAJOR:  # describe w itself, [N, K] row-major, and transpose its tiles in the dot
-        b_desc = tl.make_tensor_descriptor(
-            b_ptr, shape=[N, K], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K]
-        )
-    else:
-        b_desc = tl.make_tensor_descriptor(
-            b_ptr, shape=[K, N], strides=[stride_b, 1], block_shape=[BLOCK_SIZE_K, BLOCK_SIZE_N]
-        )
-    c_desc = tl.make_tensor_descriptor(
-        c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N]
-    )
+    a_desc, b_desc, c_desc = operand_descriptors(
+        a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_b, stride_cm,
+        B_KMAJOR, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K,
+    )  # fmt: skip
 
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -98,16 +144,121 @@ def matmul_persistent_kernel(
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
             a = a_desc.load([offs_am, k * BLOCK_SIZE_K])
-            if B_KMAJOR:
-                b = b_desc.load([offs_bn, k * BLOCK_SIZE_K]).T
-            else:
-                b = b_desc.load([k * BLOCK_SIZE_K, offs_bn])
-            acc = tl.dot(a, b, acc)
-        if bias_ptr is not None:
-            offs_n = offs_bn + tl.arange(0, BLOCK_SIZE_N)
-            bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0)
-            acc = gelu(acc + bias.to(tl.float32)[None, :])
-        c_desc.store([offs_am, offs_bn], acc.to(tl.float16))  # clipped at the edges
+            acc = tl.dot(a, b_tile(b_desc, k, offs_bn, B_KMAJOR, BLOCK_SIZE_K), acc)
+        c_desc.store([offs_am, offs_bn], epilogue(acc, bias_ptr, offs_bn, N, BLOCK_SIZE_N))
+
+
+# A few rows of a make too few tiles of c to fill the SMs (16x4096x4096: 64 tiles of 16x64 for
+# the H200's 132 SMs), and each tile's program then streams all of K alone. Split K: SPLIT_K
+# programs share each tile, each over a slice of K. On an H200 at 16x4096x4096 this took the
+# persistent kernel's 0.64x of cuBLAS to 0.94x by do_bench; 1000x3000x2000 only lost by it
+# (content/experiments/t4_split_k.out, and t4_stream_k.out for stream-K, which did worse).
+SPLIT_K_MAX_M = 16  # the rows of a that one BLOCK_SIZE_M of the split kernel covers
+SPLIT_K = 4
+SPLIT_K_CONFIG = {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64}
+SPLIT_K_LAUNCH = {"num_stages": 4, "num_warps": 4}
+
+
+@triton.jit
+def matmul_split_k_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    bias_ptr,
+    partial_ptr,  # [tiles, SPLIT, BLOCK_SIZE_M * BLOCK_SIZE_N] fp32: each program's sum
+    arrived_ptr,  # [tiles] int32, 0 on entry and on exit: the programs done with each tile
+    M,
+    N,
+    K,
+    stride_am,
+    stride_b,
+    stride_cm,
+    B_KMAJOR: tl.constexpr,
+    SPLIT: tl.constexpr,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+):
+    a_desc, b_desc, c_desc = operand_descriptors(
+        a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_b, stride_cm,
+        B_KMAJOR, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K,
+    )  # fmt: skip
+    tile = tl.program_id(axis=0)
+    part = tl.program_id(axis=1)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    offs_am = (tile // num_pid_n) * BLOCK_SIZE_M
+    offs_bn = (tile % num_pid_n) * BLOCK_SIZE_N
+    k_blocks = tl.cdiv(K, BLOCK_SIZE_K)
+    share = tl.cdiv(k_blocks, SPLIT)
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(part * share, tl.minimum((part + 1) * share, k_blocks)):
+        a = a_desc.load([offs_am, k * BLOCK_SIZE_K])
+        acc = tl.dot(a, b_tile(b_desc, k, offs_bn, B_KMAJOR, BLOCK_SIZE_K), acc)
+
+    # Each program leaves its sum in its own slot and counts itself in; the last to arrive
+    # adds the slots and writes the tile. Nobody waits, so the order in which the GPU starts
+    # programs does not matter.
+    in_tile = (
+        tl.arange(0, BLOCK_SIZE_M)[:, None] * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)[None, :]
+    )
+    slots = partial_ptr + tile.to(tl.int64) * SPLIT * BLOCK_SIZE_M * BLOCK_SIZE_N + in_tile
+    tl.store(slots + part * BLOCK_SIZE_M * BLOCK_SIZE_N, acc)
+    tl.debug_barrier()  # every thread's share of the slot is stored before the count says so
+    # acq_rel: the program whose add makes the count SPLIT sees every slot stored before it
+    if tl.atomic_add(arrived_ptr + tile, 1, sem="acq_rel") == SPLIT - 1:
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for other in range(SPLIT):
+            # .cg reads L2, where the other programs' stores went, and not this SM's L1
+            acc += tl.load(slots + other * BLOCK_SIZE_M * BLOCK_SIZE_N, cache_modifier=".cg")
+        c_desc.store([offs_am, offs_bn], epilogue(acc, bias_ptr, offs_bn, N, BLOCK_SIZE_N))
+        tl.store(arrived_ptr + tile, 0)  # ready for the next launch
+
+
+# The arrival counts of matmul_split_k_kernel, by device, stream and number of tiles: zeroed
+# once, then left at 0 by each launch. A stream of their own, so that launches on two streams
+# never share them.
+ARRIVALS: dict[tuple, torch.Tensor] = {}
+
+
+def arrival_counts(a: torch.Tensor, tiles: int) -> torch.Tensor:
+    stream = torch.cuda.current_stream(a.device).cuda_stream if a.is_cuda else 0
+    key = (a.device, stream, tiles)
+    if key not in ARRIVALS:
+        ARRIVALS[key] = torch.zeros(tiles, dtype=torch.int32, device=a.device)
+    return ARRIVALS[key]
+
+
+def launch_split_k(
+    a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
+) -> None:
+    """matmul_split_k_kernel on a, b and out, which descriptor_layout must accept."""
+    b_kmajor = described_layout(a, b, out)
+    M, K = a.shape
+    N = b.shape[1]
+    block_m, block_n = SPLIT_K_CONFIG["BLOCK_SIZE_M"], SPLIT_K_CONFIG["BLOCK_SIZE_N"]
+    tiles = triton.cdiv(M, block_m) * triton.cdiv(N, block_n)
+    partials = torch.empty(
+        tiles * SPLIT_K * block_m * block_n, dtype=torch.float32, device=a.device
+    )
+    triton.set_allocator(descriptor_scratch)
+    matmul_split_k_kernel[(tiles, SPLIT_K)](
+        a,
+        b,
+        out,
+        bias,
+        partials,
+        arrival_counts(a, tiles),
+        M,
+        N,
+        K,
+        a.stride(0),
+        b.stride(1 if b_kmajor else 0),
+        out.stride(0),
+        B_KMAJOR=b_kmajor,
+        SPLIT=SPLIT_K,
+        **SPLIT_K_CONFIG,
+        **SPLIT_K_LAUNCH,
+    )
 
 
 @functools.cache
@@ -136,6 +287,17 @@ def descriptor_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bo
         stride > 0 and stride % 8 == 0 for stride in (a.stride(0), stride_b, out.stride(0))
     )
     return b_kmajor if aligned and a.stride(1) == 1 and out.stride(1) == 1 else None
+
+
+def described_layout(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bool:
+    """descriptor_layout, for operands it must accept: a ValueError names what it refused."""
+    b_kmajor = descriptor_layout(a, b, out)
+    if b_kmajor is None:
+        raise ValueError(
+            "tensor descriptors cannot describe these operands: a, c and b (or w, for b = w.t()) "
+            "need contiguous rows, and row strides and start addresses on 16-byte boundaries"
+        )
+    return b_kmajor
 
 
 def descriptor_scratch(size: int, alignment: int, stream) -> torch.Tensor:
@@ -172,13 +334,7 @@ def launch_persistent(
     a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, bias: torch.Tensor | None
 ) -> None:
     """matmul_persistent_kernel on a, b and out, which descriptor_layout must accept."""
-    b_kmajor = descriptor_layout(a, b, out)
-    if b_kmajor is None:
-        raise ValueError(
-            "tensor descriptors cannot describe these operands: a, c and b (or w, for b = w.t()) "
-            "need contiguous rows, and row strides and start addresses on 16-byte boundaries"
-        )
-    launch_described(a, b, out, bias, b_kmajor)
+    launch_described(a, b, out, bias, described_layout(a, b, out))
 
 
 def launch_described(
@@ -235,5 +391,8 @@ def launch(
     b_kmajor = descriptor_layout(a, b, out) if is_hopper(a.device) else None
     if b_kmajor is None:
         return launch_tiled(a, b, out, bias)
-    launch_described(a, b, out, bias, b_kmajor)
+    if a.shape[0] <= SPLIT_K_MAX_M:
+        launch_split_k(a, b, out, bias)
+    else:
+        launch_described(a, b, out, bias, b_kmajor)
     return out

@@ -132,3 +132,17 @@ def test_bench_refuses_to_run_without_a_gpu():
     )
     assert done.returncode == 2
     assert "need an NVIDIA GPU" in done.stderr
+
+
+def test_the_matmul_limit_is_the_specified_peak_where_the_gpu_is_known(monkeypatch):
+    assert bench.specified_peak("NVIDIA H200") == {
+        "NVIDIA's specification of the NVIDIA H200": 989.4
+    }
+    assert bench.specified_peak("NVIDIA GeForce RTX 4090") == {}  # measured cuBLAS only
+    ways = {"cuBLAS 8192^3": 728.0, **bench.specified_peak("NVIDIA H200")}
+    monkeypatch.setitem(bench.LIMITS, "TFLOP/s", ("fp16 matmul peak", lambda: ways))
+    limit = bench.measure_limit("TFLOP/s")
+    assert limit.value == 989.4
+    assert limit.name == (
+        "fp16 matmul peak, by NVIDIA's specification of the NVIDIA H200 (cuBLAS 8192^3 728)"
+    )

@@ -1,9 +1,8 @@
-"""T4's persistent kernel (solutions/t4_matmul_persistent.py, lesson §8): the benchmark's
-reference, which the drill never grades, so it is checked here: on the interpreter or a GPU,
-against float64, for both layouts of b, edges and bias + GELU (on a GPU with every config
-forced in turn), which layouts it accepts, and that matmul picks it where it should."""
-
-import sys
+"""T4's persistent kernel and its split-K kernel (solutions/t4_matmul_persistent.py, lesson §8):
+the benchmark's reference, which the drill never grades, so it is checked here: on the
+interpreter or a GPU, against float64, for both layouts of b, edges and bias + GELU (on a GPU
+with every config forced in turn; split K twice in a row), which layouts they accept, and that
+matmul picks each where it should."""
 
 import pytest
 import torch
@@ -78,6 +77,39 @@ def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
         ref.COMPILED_LAUNCHES.clear()
 
 
+@pytest.mark.parametrize(
+    "M, N, K, b_t, row_gap, bias",
+    [
+        (5, 64, 256, False, 0, False),  # K in four slices of one block each
+        (16, 72, 200, True, 8, True),  # slices of unequal length; N past a tile's edge
+        (33, 24, 104, False, 0, True),  # three rows of tiles; two programs get no K block
+        pytest.param(16, 4096, 4096, False, 0, False, marks=needs_gpu("large")),
+        pytest.param(16, 4096, 4096, True, 0, True, marks=needs_gpu("large")),
+    ],
+)
+def test_split_k_kernel_matches_float64_twice_in_a_row(ref, M, N, K, b_t, row_gap, bias):
+    a, b = operands(M, N, K, b_t=b_t, row_gap=row_gap)
+    if (
+        not runtime.current().is_gpu
+        and OLD_INTERPRETER
+        and any(s % 16 for s in (K, N, max(b.stride())))
+    ):
+        pytest.skip(
+            "triton < 3.6's interpreter asks descriptor strides for multiples of 16 elements"
+        )
+    bias = torch.randn(N, device=device()).half() if bias else None
+    expected = a.double() @ b.double()
+    if bias is not None:
+        expected = torch.nn.functional.gelu(expected + bias.double())
+    # the second launch finds the arrival counts where the first left them
+    for launch in ("first", "second"):
+        out = torch.full((M, N), float("nan"), device=device()).half()
+        ref.launch_split_k(a, b, out, bias)
+        torch.testing.assert_close(
+            out.double(), expected.half().double(), atol=1e-2, rtol=2e-3, msg=launch
+        )
+
+
 def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
     a, b = operands(64, 48, 64, b_t=False)
     out = a.new_empty(64, 48)
@@ -93,31 +125,35 @@ def test_descriptor_layout_accepts_only_what_tma_can_read(ref):
     }
     for name, (a_, b_, out_) in refused.items():
         assert ref.descriptor_layout(a_, b_, out_) is None, name
-        with pytest.raises(ValueError, match="tensor descriptors cannot describe"):
-            ref.launch_persistent(a_, b_, out_, None)
+        for launch in (ref.launch_persistent, ref.launch_split_k):
+            with pytest.raises(ValueError, match="tensor descriptors cannot describe"):
+                launch(a_, b_, out_, None)
 
 
-@needs_gpu("the persistent kernel is chosen on a Hopper GPU")
-def test_matmul_chooses_the_persistent_kernel_where_descriptors_fit_on_hopper(ref):
+@needs_gpu("the persistent kernels are chosen on a Hopper GPU")
+def test_matmul_chooses_its_kernel_by_layout_and_rows_on_hopper(ref, monkeypatch):
     if not ref.is_hopper(torch.device("cuda")):
         pytest.skip("the persistent kernel is used on Hopper GPUs only (compute capability 9.x)")
-    # the drill's kernel, as the persistent module imports it
-    persistent, blocks = (
-        ref.matmul_persistent_kernel,
-        sys.modules["solutions.t4_matmul"].matmul_kernel,
-    )
+    ran = []
+    for launcher in ("launch_described", "launch_split_k", "launch_tiled"):
+        real = getattr(ref, launcher)
+        spy = lambda *args, real=real, launcher=launcher: ran.append(launcher) or real(*args)
+        monkeypatch.setattr(ref, launcher, spy)
     a, b = operands(256, 256, 256, b_t=False, seed=1)
     cases = {
-        "b = w.t()": (a, operands(256, 256, 256, b_t=True, seed=1)[1], persistent, blocks),
-        "row-major b": (a, b, persistent, blocks),
-        "a = u.t(), no descriptor": (a.t().contiguous().t(), b, blocks, persistent),
+        "b = w.t()": (a, operands(256, 256, 256, b_t=True, seed=1)[1], "launch_described"),
+        "row-major b": (a, b, "launch_described"),
+        "a = u.t(), no descriptor": (a.t().contiguous().t(), b, "launch_tiled"),
+        "16 rows of a": (*operands(16, 256, 256, b_t=True, seed=1), "launch_split_k"),
+        "17 rows of a": (*operands(17, 256, 256, b_t=True, seed=1), "launch_described"),
     }
-    for name, (a_, b_, chosen, other) in cases.items():
-        chosen.cache.clear()
-        other.cache.clear()
-        ref.COMPILED_LAUNCHES.clear()
-        ref.matmul(a_, b_)
-        assert chosen.cache and not other.cache, f"{name}: the other kernel ran"
+    for name, (a_, b_, chosen) in cases.items():
+        ran.clear()
+        out = ref.matmul(a_, b_)
+        assert ran == [chosen], name
+        torch.testing.assert_close(
+            out.double(), (a_.double() @ b_.double()).half().double(), atol=1e-2, rtol=2e-3
+        )
 
 
 def test_launch_key_tells_apart_what_a_compiled_kernel_depends_on(ref):
