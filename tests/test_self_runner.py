@@ -254,3 +254,79 @@ def test_the_interpreter_skips_only_the_overflow_checks_no_assert_reads():
     debugging.options = dataclasses.replace(debugging.options, debug=True)
     skip_unasserted_overflow_checks(debugging)
     assert debugging.options.sanitize_overflow  # where device_assert acts, the checks stay
+
+
+REDUCTIONS = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nan_max(a, b):  # inductor's maximum: a NaN wins
+    return tl.where((a > b) | (a != a), a, b)
+
+
+@triton.jit
+def first_largest(a, i, b, j):  # (value, index): ties go left, so order matters
+    keep = (a > b) | ((a == b) & (i < j))
+    return tl.where(keep, a, b), tl.where(keep, i, j)
+
+
+@triton.jit
+def larger_by_if(a, b):  # control flow on the values: only one element at a time
+    if a > b:
+        return a
+    return b
+
+
+@triton.jit
+def reduce_kernel(x_ptr, out_ptr, idx_ptr, WHICH: tl.constexpr, R: tl.constexpr, C: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :])
+    if WHICH == 0:
+        tl.store(out_ptr + tl.arange(0, R), tl.reduce(x, 1, nan_max))
+    elif WHICH == 1:
+        i = tl.broadcast_to(tl.arange(0, R)[:, None], (R, C))
+        best, at = tl.reduce((x, i), 0, first_largest)
+        tl.store(out_ptr + tl.arange(0, C), best)
+        tl.store(idx_ptr + tl.arange(0, C), at)
+    elif WHICH == 2:
+        tl.store(out_ptr + tl.arange(0, 1), tl.reshape(tl.reduce(x, None, nan_max, keep_dims=True), (1,)))
+    else:
+        tl.store(out_ptr + tl.arange(0, R), tl.reduce(x, 1, larger_by_if))
+"""
+
+
+@pytest.mark.skipif(runtime.current().is_gpu, reason="the interpreter's reductions")
+def test_a_custom_reduction_by_halves_gives_what_one_element_at_a_time_gives(tmp_path, monkeypatch):
+    import torch
+    from triton.runtime import interpreter
+
+    from drills.judge.executor import by_halves_else
+    from drills.loading import load
+
+    (tmp_path / "reductions.py").write_text(REDUCTIONS)
+    module = load(tmp_path / "reductions.py")
+    x = torch.randint(0, 5, (8, 16)).float()  # ties, so that the index says which one won
+    x[3, 7] = float("nan")
+
+    def run(which: int) -> tuple[torch.Tensor, torch.Tensor]:
+        out, idx = torch.zeros(16), torch.zeros(16, dtype=torch.int32)
+        module.reduce_kernel[(1,)](x, out, idx, WHICH=which, R=8, C=16)
+        return out, idx
+
+    by_elements = [run(which) for which in range(4)]
+    calls = []
+    original = interpreter.ReduceOps.generic_reduce
+
+    def counted(op, inputs):
+        calls.append(op)
+        return original(op, inputs)
+
+    monkeypatch.setattr(interpreter.ReduceOps, "generic_reduce", by_halves_else(counted))
+    for which, (out, idx) in enumerate(by_elements):
+        calls.clear()
+        halved = run(which)
+        torch.testing.assert_close(halved[0], out, equal_nan=True, msg=f"reduction {which}")
+        assert torch.equal(halved[1], idx), f"reduction {which}: {halved[1]} {idx}"
+        # the `if` of larger_by_if cannot take blocks: the one-at-a-time reduction ran it
+        assert bool(calls) is (which == 3), which

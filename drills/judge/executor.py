@@ -142,6 +142,84 @@ def adapt_interpreter() -> None:
     GridExecutor.__init__, GridExecutor.__call__ = init, call
     interpreter._patch_lang = patch_lang_once_per_launch
     skip_unasserted_overflow_checks(interpreter.interpreter_builder)
+    interpreter.ReduceOps.generic_reduce = by_halves_else(interpreter.ReduceOps.generic_reduce)
+
+
+def by_halves_else(by_elements: Callable) -> Callable:
+    """The interpreter's generic_reduce (by_elements), by halves wherever the combine function
+    takes blocks (reduce_by_halves)."""
+
+    def generic_reduce(op, inputs):
+        try:
+            return reduce_by_halves(op, inputs)
+        except Exception:  # noqa: BLE001 - a combine function that needs its values one by one
+            return by_elements(op, inputs)
+
+    return generic_reduce
+
+
+def reduce_by_halves(op, inputs: tuple) -> list:
+    """tl.reduce with a combine function of the learner's (inductor's max2, a Welford step): the
+    interpreter calls it on one element at a time, a Python call per element (most of the 30 s
+    T2 took written with max2). Here it takes whole blocks: element 2i with 2i + 1 along the
+    axis, then the same on the results, log2(n) calls. That is a GPU's order, a tree, which
+    tl.reduce allows by asking for an associative function; left stays left of right. A
+    function that cannot take blocks (an `if` on its values) raises here, and by_halves_else
+    gives it the original."""
+    import numpy as np
+
+    given_axis = op.axis
+    inputs, axis = op.unravel(inputs, op.axis)
+    input_shape = inputs[0].handle.data.shape
+    values = [np.moveaxis(arg.handle.data, axis, -1) for arg in inputs]
+    while values[0].shape[-1] > 1:
+        if values[0].shape[-1] % 2:
+            raise ValueError("an axis that is not a power of two")
+        dtypes = [arg.dtype for arg in inputs]
+        halves = [(v[..., 0::2], v[..., 1::2]) for v in values]
+        left = [op.to_tensor(even, t) for (even, _), t in zip(halves, dtypes, strict=True)]
+        right = [op.to_tensor(odd, t) for (_, odd), t in zip(halves, dtypes, strict=True)]
+        with blocks_have_no_truth():
+            combined = op.combine_fn.fn(*left, *right)
+        combined = combined if isinstance(combined, tuple) else (combined,)
+        values = [
+            np.broadcast_to(
+                c.handle.data if isinstance(c, tl.core.tensor) else c, even.shape
+            ).astype(even.dtype)
+            for c, (even, _) in zip(combined, halves, strict=True)
+        ]
+    reduced = []
+    for data, arg in zip(values, inputs, strict=True):
+        data = data[..., 0]
+        if op.keep_dims:  # shaped as the interpreter's own generic_reduce shapes its result
+            data = (
+                data.reshape([1] * len(input_shape))
+                if given_axis is None
+                else np.expand_dims(data, axis)
+            )
+        elif given_axis is None:
+            data = data.item()
+        reduced.append(op.to_tensor(data, arg.dtype))
+    return reduced
+
+
+@contextlib.contextmanager
+def blocks_have_no_truth():
+    """An `if` on a block raises here: the interpreter's own takes any block as true (only a
+    scalar has a truth on a GPU), which would make a combine function that branches on its
+    values quietly wrong when reduce_by_halves hands it blocks."""
+    scalar_truth = tl.core.tensor.__bool__
+
+    def truth(tensor):
+        if tensor.handle.data.size != 1:
+            raise TypeError("the truth of a block: the combine function branches on its values")
+        return scalar_truth(tensor)
+
+    tl.core.tensor.__bool__ = truth
+    try:
+        yield
+    finally:
+        tl.core.tensor.__bool__ = scalar_truth
 
 
 def skip_unasserted_overflow_checks(builder) -> None:
