@@ -32,6 +32,25 @@ def operands(M, N, K, *, b_t, row_gap=0, seed=0):
     return a, (w.t() if b_t else w)
 
 
+def described_case(M, N, K, b_t, row_gap, with_bias):
+    """a, b, the bias (or None) and their float64 result, for a kernel that reads them through
+    tensor descriptors (skipped where the interpreter refuses such strides)."""
+    a, b = operands(M, N, K, b_t=b_t, row_gap=row_gap)
+    if (
+        not runtime.current().is_gpu
+        and OLD_INTERPRETER
+        and any(s % 16 for s in (K, N, max(b.stride())))
+    ):
+        pytest.skip(
+            "triton < 3.6's interpreter asks descriptor strides for multiples of 16 elements"
+        )
+    bias = torch.randn(N, device=device()).half() if with_bias else None
+    expected = a.double() @ b.double()
+    if bias is not None:
+        expected = torch.nn.functional.gelu(expected + bias.double())
+    return a, b, bias, expected
+
+
 @pytest.mark.parametrize(
     "M, N, K, b_t, row_gap, bias",
     [
@@ -45,19 +64,7 @@ def operands(M, N, K, *, b_t, row_gap=0, seed=0):
     ],
 )
 def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
-    a, b = operands(M, N, K, b_t=b_t, row_gap=row_gap)
-    if (
-        not runtime.current().is_gpu
-        and OLD_INTERPRETER
-        and any(s % 16 for s in (K, N, max(b.stride())))
-    ):
-        pytest.skip(
-            "triton < 3.6's interpreter asks descriptor strides for multiples of 16 elements"
-        )
-    bias = torch.randn(N, device=device()).half() if bias else None
-    expected = a.double() @ b.double()
-    if bias is not None:
-        expected = torch.nn.functional.gelu(expected + bias.double())
+    a, b, bias, expected = described_case(M, N, K, b_t, row_gap, bias)
     assert ref.descriptor_layout(a, b, a.new_empty(M, N)) is b_t
     kernel = ref.matmul_persistent_kernel
     configs = kernel.configs
@@ -88,19 +95,7 @@ def test_persistent_kernel_matches_float64(ref, M, N, K, b_t, row_gap, bias):
     ],
 )
 def test_split_k_kernel_matches_float64_twice_in_a_row(ref, M, N, K, b_t, row_gap, bias):
-    a, b = operands(M, N, K, b_t=b_t, row_gap=row_gap)
-    if (
-        not runtime.current().is_gpu
-        and OLD_INTERPRETER
-        and any(s % 16 for s in (K, N, max(b.stride())))
-    ):
-        pytest.skip(
-            "triton < 3.6's interpreter asks descriptor strides for multiples of 16 elements"
-        )
-    bias = torch.randn(N, device=device()).half() if bias else None
-    expected = a.double() @ b.double()
-    if bias is not None:
-        expected = torch.nn.functional.gelu(expected + bias.double())
+    a, b, bias, expected = described_case(M, N, K, b_t, row_gap, bias)
     # the second launch finds the arrival counts where the first left them
     for launch in ("first", "second"):
         out = torch.full((M, N), float("nan"), device=device()).half()

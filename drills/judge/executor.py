@@ -172,10 +172,10 @@ def reduce_by_halves(op, inputs: tuple) -> list:
     inputs, axis = op.unravel(inputs, op.axis)
     input_shape = inputs[0].handle.data.shape
     values = [np.moveaxis(arg.handle.data, axis, -1) for arg in inputs]
+    dtypes = [arg.dtype for arg in inputs]
     while values[0].shape[-1] > 1:
         if values[0].shape[-1] % 2:
             raise ValueError("an axis that is not a power of two")
-        dtypes = [arg.dtype for arg in inputs]
         halves = [(v[..., 0::2], v[..., 1::2]) for v in values]
         left = [op.to_tensor(even, t) for (even, _), t in zip(halves, dtypes, strict=True)]
         right = [op.to_tensor(odd, t) for (_, odd), t in zip(halves, dtypes, strict=True)]
@@ -189,7 +189,7 @@ def reduce_by_halves(op, inputs: tuple) -> list:
             for c, (even, _) in zip(combined, halves, strict=True)
         ]
     reduced = []
-    for data, arg in zip(values, inputs, strict=True):
+    for data, dtype in zip(values, dtypes, strict=True):
         data = data[..., 0]
         if op.keep_dims:  # shaped as the interpreter's own generic_reduce shapes its result
             data = (
@@ -199,7 +199,7 @@ def reduce_by_halves(op, inputs: tuple) -> list:
             )
         elif given_axis is None:
             data = data.item()
-        reduced.append(op.to_tensor(data, arg.dtype))
+        reduced.append(op.to_tensor(data, dtype))
     return reduced
 
 
