@@ -11,7 +11,8 @@ the program whose add completes the count adds the others' partials to its own, 
 tile and sets the count back to 0 for the next launch. Nobody waits.
 
 Every config is checked against float64 before it is timed; each time is the median of three
-alternating rounds, by do_bench (L2 flushed) and from a CUDA graph.
+alternating rounds, by do_bench (L2 flushed) and from a CUDA graph (t4_split_k.py's
+time_against_cublas, which both experiments share).
 
 Run from the repository root: .venv/bin/python content/experiments/t4_stream_k.py
 """
@@ -22,9 +23,9 @@ exit_unless_gpu(__file__)
 import itertools
 import torch, triton
 import triton.language as tl
-from triton.testing import do_bench, do_bench_cudagraph
 from solutions.t4_matmul import grouped_tile
-from solutions.t4_matmul_persistent import descriptor_scratch, matmul as persistent
+from solutions.t4_matmul_persistent import descriptor_scratch
+from content.experiments.t4_split_k import time_against_cublas
 
 
 @triton.jit
@@ -96,14 +97,6 @@ def stream_k_matmul(a, b, out, programs, bm, bn, bk, stages, warps):
                                         GROUP_SIZE_M=8, num_stages=stages, num_warps=warps)
 
 
-def median_of_rounds(runs, timer):
-    seen = {name: [] for name in runs}
-    for _ in range(3):
-        for name, run in runs.items():
-            seen[name].append(timer(run))
-    return {name: sorted(t)[1] for name, t in seen.items()}
-
-
 triton.set_allocator(descriptor_scratch)
 SMS = torch.cuda.get_device_properties(0).multi_processor_count
 print(f"torch {torch.__version__} triton {triton.__version__} {torch.cuda.get_device_name()}, "
@@ -117,36 +110,8 @@ TILES = {
 }
 PROGRAMS = {(16, 4096, 4096): (SMS, 2 * SMS, 4 * SMS), (1000, 3000, 2000): (SMS, 2 * SMS)}
 for (M, N, K), tiles in TILES.items():
-    torch.manual_seed(0)
-    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
-    out = torch.empty(M, N, device="cuda", dtype=torch.float16)
-    expected = (a.double() @ b.double())
-    tflop = 2 * M * N * K / 1e9
-    runs = {"cuBLAS": lambda: a @ b, "persistent (T4's benchmark reference)": lambda: persistent(a, b, out)}
-    for (bm, bn, bk, stages, warps), programs in itertools.product(tiles, PROGRAMS[M, N, K]):
-        name = f"{bm}x{bn}x{bk}, {programs} programs, {stages} stages, {warps} warps"
-        run = lambda c=(programs, bm, bn, bk, stages, warps): stream_k_matmul(a, b, out, *c)
-        try:
-            out.zero_()
-            run()
-            spills = run().n_spills  # the second launch finds the counts the first set back
-        except Exception as e:  # out of shared memory, say
-            print(f"  {name}: {type(e).__name__}: {str(e)[:200]}")
-            continue
-        error = (out.double() - expected).abs().max().item()
-        if error > 0.5:
-            print(f"  {name}: WRONG, max error {error}")
-            continue
-        runs[f"{name}, {spills} spills"] = run
-    # a first pass picks the ten fastest configs by do_bench; they are then timed in rounds
-    first = {name: do_bench(run, return_mode="median") for name, run in runs.items()}
-    kept = ["cuBLAS", "persistent (T4's benchmark reference)"]
-    kept += sorted((n for n in first if n not in kept), key=first.get)[:10]
-    runs = {name: runs[name] for name in kept}
-    plain = median_of_rounds(runs, lambda f: do_bench(f, return_mode="median"))
-    graph = median_of_rounds(runs, lambda f: do_bench_cudagraph(f, return_mode="median"))
-    print(f"\n{M}x{N}x{K}: TFLOP/s by do_bench / from a CUDA graph, and the ratio to cuBLAS")
-    for name in kept:
-        print(f"  {name}: {tflop / plain[name]:.0f} / {tflop / graph[name]:.0f}"
-              f" ({plain['cuBLAS'] / plain[name]:.2f}x / {graph['cuBLAS'] / graph[name]:.2f}x)")
+    time_against_cublas(M, N, K, {
+        f"{bm}x{bn}x{bk}, {programs} programs, {stages} stages, {warps} warps":
+            lambda a, b, out, c=(programs, bm, bn, bk, stages, warps): stream_k_matmul(a, b, out, *c)
+        for (bm, bn, bk, stages, warps), programs in itertools.product(tiles, PROGRAMS[M, N, K])
+    })
