@@ -9,9 +9,11 @@ turns over three rounds and the median round counts. After the timings each kern
 once more, on new values: one right before and wrong after is not timed. Beside it, the median
 time of the same call replayed from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not
 flushed, the same inputs every time): the GPU's time without the host's, which is most of a
-small shape's time. Throughput is reported against a hardware limit measured in the same run:
-the copy bandwidth (the faster of torch's copy and a Triton copy kernel), or cuBLAS at a large
-square fp16 matmul. A row above its limit is flagged as suspect: the timing or the limit is off.
+small shape's time. Throughput is reported against a hardware limit: the copy bandwidth
+measured in the same run (the faster of torch's copy and a Triton copy kernel), or the GPU's
+specified fp16 tensor-core peak where TENSOR_PEAKS knows the GPU, else cuBLAS at a large square
+fp16 matmul measured in the same run. A row above its limit is flagged as suspect: the timing
+or the limit is off.
 
 Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
 installed) and the same rows as JSON.
@@ -233,7 +235,7 @@ LIMITS = {
 class Limit:
     value: float
     what: str  # "copy bandwidth"
-    how: str  # the way that measured it, and the others' results
+    how: str  # the way that gave it, and the others' values
 
     @property
     def name(self) -> str:
@@ -241,7 +243,7 @@ class Limit:
 
 
 def measure_limit(unit: str) -> Limit:
-    """The unit's limit on this GPU now: the best of the ways LIMITS measures it."""
+    """The unit's limit on this GPU: the largest of the ways LIMITS has to it."""
     what, measure = LIMITS[unit]
     ways = measure()
     best = max(ways, key=ways.get)
