@@ -10,9 +10,9 @@ gain is smaller.
 For a few rows of a (M <= 16), too few tiles to fill the SMs, a second kernel splits K between
 the programs of each tile (matmul_split_k_kernel). matmul and matmul_bias_gelu here take one of
 the two on a Hopper GPU wherever tensor descriptors can describe the operands, and the drill's
-reference (solutions/t4_matmul.py) for everything else. After the first call for a shape, they launch the compiled kernel directly, for host time
-close to cuBLAS's. `make bench` times this module as T4's reference. The drill never asks for
-any of it.
+reference (solutions/t4_matmul.py) for everything else. After the first call for a shape, they
+launch the compiled kernel directly, for host time close to cuBLAS's. `make bench` times this
+module as T4's reference. The drill never asks for any of it.
 """
 
 import functools
@@ -153,10 +153,10 @@ def matmul_persistent_kernel(
 # programs share each tile, each over a slice of K. On an H200 at 16x4096x4096 this took the
 # persistent kernel's 0.64x of cuBLAS to 0.94x by do_bench; 1000x3000x2000 only lost by it
 # (content/experiments/t4_split_k.out, and t4_stream_k.out for stream-K, which did worse).
-SPLIT_K_MAX_M = 16  # the rows of a that one BLOCK_SIZE_M of the split kernel covers
 SPLIT_K = 4
 SPLIT_K_CONFIG = {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64}
 SPLIT_K_LAUNCH = {"num_stages": 4, "num_warps": 4}
+SPLIT_K_MAX_M = SPLIT_K_CONFIG["BLOCK_SIZE_M"]  # a's rows that one row of its tiles covers
 
 
 @triton.jit
@@ -240,25 +240,18 @@ def launch_split_k(
     partials = torch.empty(
         tiles * SPLIT_K * block_m * block_n, dtype=torch.float32, device=a.device
     )
+    counts = arrival_counts(a, tiles)
+    stride_b = b.stride(1 if b_kmajor else 0)
+    args = (a, b, out, bias, partials, counts, M, N, K, a.stride(0), stride_b, out.stride(0))
     triton.set_allocator(descriptor_scratch)
-    matmul_split_k_kernel[(tiles, SPLIT_K)](
-        a,
-        b,
-        out,
-        bias,
-        partials,
-        arrival_counts(a, tiles),
-        M,
-        N,
-        K,
-        a.stride(0),
-        b.stride(1 if b_kmajor else 0),
-        out.stride(0),
-        B_KMAJOR=b_kmajor,
-        SPLIT=SPLIT_K,
-        **SPLIT_K_CONFIG,
-        **SPLIT_K_LAUNCH,
-    )
+    # the same shapes as a persistent launch's key, for another kernel
+    key = ("split K", *launch_key(a, b, out, bias))
+    if launch_compiled(key, args):
+        return
+    named = dict(SPLIT_K_CONFIG, B_KMAJOR=b_kmajor, SPLIT=SPLIT_K)
+    kernel = matmul_split_k_kernel
+    compiled = kernel[(tiles, SPLIT_K)](*args, **named, **SPLIT_K_LAUNCH)
+    remember_launch(key, kernel, compiled, (tiles, SPLIT_K), args, named)
 
 
 @functools.cache
@@ -306,8 +299,9 @@ def descriptor_scratch(size: int, alignment: int, stream) -> torch.Tensor:
     return torch.empty(size, dtype=torch.int8, device="cuda")
 
 
-# The kernel Triton compiled for a call, its grid and its constexprs, by launch_key: a second
-# call with the same key launches that kernel directly. The autotuner, the JIT's argument
+# The kernel Triton compiled for a call, its grid and its constexprs, by launch_key (with
+# "split K" in front for the split kernel): a second call with the same key launches that kernel
+# directly. The autotuner, the JIT's argument
 # binding and its cache lookup cost more host time than the kernel takes at small shapes
 # (content/t4_notes.md, host time). Forcing other configs on the kernel needs a clear() here.
 COMPILED_LAUNCHES: dict[tuple, tuple] = {}
@@ -346,9 +340,7 @@ def launch_described(
     args = (a, b, out, bias, M, N, K, a.stride(0), b.stride(1 if b_kmajor else 0), out.stride(0))
     triton.set_allocator(descriptor_scratch)  # replaces any allocator set before, in this thread
     key = launch_key(a, b, out, bias)
-    if key in COMPILED_LAUNCHES:
-        compiled, grid, constexprs = COMPILED_LAUNCHES[key]
-        compiled[grid](*args, *constexprs)
+    if launch_compiled(key, args):
         return
     # on the interpreter, a few programs that each still loop over several tiles
     num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
@@ -357,12 +349,29 @@ def launch_described(
     )
     kernel = matmul_persistent_kernel
     compiled = kernel[grid](*args, B_KMAJOR=b_kmajor, NUM_SMS=num_sms)
-    if compiled is not None:  # the interpreter compiles nothing
+    if compiled is not None:  # the interpreter compiles nothing, and autotunes nothing
         config = kernel.best_config.kwargs
-        # the arguments after args, in the kernel's order: Triton's launcher takes them all
         named = dict(config, B_KMAJOR=b_kmajor, NUM_SMS=num_sms)
+        remember_launch(key, kernel, compiled, grid(config), args, named)
+
+
+def launch_compiled(key: tuple, args: tuple) -> bool:
+    """Launch on args the kernel a first call with this key compiled, if there was one: whether
+    there was."""
+    if key not in COMPILED_LAUNCHES:
+        return False
+    compiled, grid, constexprs = COMPILED_LAUNCHES[key]
+    compiled[grid](*args, *constexprs)
+    return True
+
+
+def remember_launch(key: tuple, kernel, compiled, grid: tuple, args: tuple, named: dict) -> None:
+    """Keep what a first call compiled (None on the interpreter), its grid and its constexprs
+    (named), for launch_compiled."""
+    if compiled is not None:
+        # the arguments after args, in the kernel's order: Triton's launcher takes them all
         constexprs = [named[name] for name in kernel.arg_names[len(args) :]]
-        COMPILED_LAUNCHES[key] = (compiled, grid(config) + (1, 1), constexprs)
+        COMPILED_LAUNCHES[key] = (compiled, grid + (1,) * (3 - len(grid)), constexprs)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:

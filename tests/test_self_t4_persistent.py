@@ -188,3 +188,19 @@ def test_a_cached_launch_computes_what_the_autotuned_one_does(ref):
         # a cached launch leaves the autotuner alone; a first one fills its cache
         assert bool(kernel.cache) is not cached, f"seed {seed}"
     assert len(ref.COMPILED_LAUNCHES) == 2
+
+
+@needs_gpu("only a GPU compiles, so only there is a launch cached")
+def test_a_cached_split_k_launch_computes_what_the_first_did(ref):
+    if not ref.is_hopper(torch.device("cuda")):
+        pytest.skip("the split kernel is used on Hopper GPUs only (compute capability 9.x)")
+    ref.COMPILED_LAUNCHES.clear()
+    bias = torch.randn(256, device=device()).half()
+    for seed, cached in [(1, False), (2, True)]:
+        a, b = operands(16, 256, 512, b_t=True, seed=seed)
+        key = ("split K", *ref.launch_key(a, b, a.new_empty(16, 256), bias))
+        assert (key in ref.COMPILED_LAUNCHES) is cached, f"seed {seed}"
+        out = ref.matmul_bias_gelu(a, b, bias)
+        expected = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
+        torch.testing.assert_close(out.double(), expected.half().double(), atol=1e-2, rtol=2e-3)
+    assert list(ref.COMPILED_LAUNCHES) == [key]
