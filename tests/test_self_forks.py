@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog
+from drills import catalog, runtime
 from drills.judge import forks, remote
 
 # What a forked process reports of itself, as one JSON line.
@@ -113,6 +113,27 @@ def test_a_fork_is_the_callers_child_and_ends_as_it_ended(tmp_path):
     assert (status, printed) == (7, "bye\n")
     status, printed = fork_and_report(tmp_path, "raise ValueError('in the program')")
     assert status == 1 and "ValueError: in the program" in printed
+
+
+# Work that a pool of threads would take: numpy's BLAS (tl.dot on the interpreter) and a torch
+# reduction past the size at which torch splits one across its threads.
+POOLED_WORK = """
+import os, numpy, torch
+numpy.ones((512, 512)) @ numpy.ones((512, 512))
+torch.ones(1 << 22).sum()
+print(len(os.listdir("/proc/self/task")))
+"""
+
+
+def test_on_the_interpreter_a_fork_computes_on_one_thread(tmp_path):
+    """The interpreter's tensors are small: a thread pool's workers would only spin between
+    calls, on the cores the grade's other processes need."""
+    if runtime.current().kind != "interpreter":
+        pytest.skip("on a GPU the judge's processes keep torch's threads")
+    if os.cpu_count() < 2:
+        pytest.skip("one core: no pool would start a second thread")
+    status, printed = fork_and_report(tmp_path, POOLED_WORK)
+    assert (status, printed) == (0, "1\n"), printed
 
 
 def test_a_process_that_cannot_be_started_is_named(tmp_path):
