@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from drills import catalog, runtime
 from drills.judge import forks, remote
@@ -125,7 +126,7 @@ print(len(os.listdir("/proc/self/task")))
 """
 
 
-def test_on_the_interpreter_a_fork_computes_on_one_thread(tmp_path):
+def test_on_the_interpreter_the_judges_processes_compute_on_one_thread(tmp_path):
     """The interpreter's tensors are small: a thread pool's workers would only spin between
     calls, on the cores the grade's other processes need."""
     if runtime.current().kind != "interpreter":
@@ -134,6 +135,8 @@ def test_on_the_interpreter_a_fork_computes_on_one_thread(tmp_path):
         pytest.skip("one core: no pool would start a second thread")
     status, printed = fork_and_report(tmp_path, POOLED_WORK)
     assert (status, printed) == (0, "1\n"), printed
+    # and so does a process that runs a suite itself (the judge's plugin, as here)
+    assert torch.get_num_threads() == 1
 
 
 def test_a_process_that_cannot_be_started_is_named(tmp_path):

@@ -268,19 +268,10 @@ def load_the_image() -> None:
     from drills import runtime
 
     runtime.interpret_where_no_gpu_can_be()  # before torch imports triton.language
-    interpreting = runtime.interpreter_requested()
-    if interpreting:
-        # The interpreter's tensors are small. Pools of threads for them (numpy's BLAS, which
-        # tl.dot calls, and torch's) only spin between its calls, on the cores that the other
-        # processes of the grade need: on a 2-core machine, T1's and T4's references took
-        # 14-15 CPU-seconds to grade with them, 9 without.
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when numpy loads its BLAS
+    runtime.one_thread_when_interpreting()
     import numpy  # noqa: F401
-    import torch
+    import torch  # noqa: F401
     import triton.language  # noqa: F401
-
-    if interpreting:
-        torch.set_num_threads(1)
 
 
 _server: list[Server] = []

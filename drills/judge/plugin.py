@@ -1,7 +1,7 @@
 """The pytest side of grading: the judge.
 
-- Selects the runtime before anything else (where no GPU can be, before torch is imported), and
-  guards this process (drills.processes).
+- Selects the runtime before anything else (where no GPU can be, before torch is imported), on
+  the interpreter computes on one thread, and guards this process (drills.processes).
 - Gives each suite the learner's code as the `impl` fixture: a `LearnerCode`, which reads the
   file (`--impl mine|solutions|FOLDER|FILE.py`) and runs it in a runner process. The judge
   never imports it.
@@ -23,6 +23,7 @@ import pytest
 from drills import runtime
 
 runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torch
+runtime.one_thread_when_interpreting()
 
 from drills import catalog, processes
 from drills.judge import gpu_compile, testing
