@@ -301,9 +301,9 @@ def descriptor_scratch(size: int, alignment: int, stream) -> torch.Tensor:
 
 # The kernel Triton compiled for a call, its grid and its constexprs, by launch_key (with
 # "split K" in front for the split kernel): a second call with the same key launches that kernel
-# directly. The autotuner, the JIT's argument
-# binding and its cache lookup cost more host time than the kernel takes at small shapes
-# (content/t4_notes.md, host time). Forcing other configs on the kernel needs a clear() here.
+# directly. The autotuner, the JIT's argument binding and its cache lookup cost more host time
+# than the kernel takes at small shapes (content/t4_notes.md, host time). Forcing other configs
+# on the kernel needs a clear() here.
 COMPILED_LAUNCHES: dict[tuple, tuple] = {}
 
 
