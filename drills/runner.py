@@ -1,9 +1,10 @@
 """The runner: the only process that imports a learner's file.
 
 Untrusted by design. The judge copies this script and the learner's file into a private folder
-and runs it there as `python -E -P runner.py SOCKET_FD LEARNER_FILE LIMITS_JSON` would, in a
-process forked from its fork server's clean image (drills/judge/forks.py), so that neither the
-repository nor anything else of the grader is importable.
+and runs it there as `python -E -P runner.py SOCKET_FD LEARNER_FILE` would, in a process forked
+from its fork server's clean image (drills/judge/forks.py), confined, limited and unable to
+start a process before this script runs, so that neither the repository nor anything else of
+the grader is importable.
 
 The runner never holds the judge's inputs, and never runs a kernel. It makes stand-ins of the
 judge's buffers (same sizes and dtypes, random values, its own memory), calls the learner's host
@@ -23,12 +24,9 @@ Protocol: one JSON object per SOCK_SEQPACKET message. The judge sends an op, the
 """
 
 import contextlib
-import ctypes
-import errno
 import importlib.util
 import json
 import os
-import resource
 import socket
 import sys
 import traceback
@@ -51,90 +49,6 @@ MAX_NOTED = 50  # host computations named in a reply
 # ---------------------------------------------------------------------------------------------
 # Before anything of the learner's: limits, and the one name a stub imports from the repo
 # ---------------------------------------------------------------------------------------------
-
-
-def apply_limits(limits: dict) -> None:
-    """Soft and hard limits the learner's code cannot raise again (unless it runs as root)."""
-    for name, value in limits.items():
-        resource.setrlimit(getattr(resource, name), (value, value))
-
-
-# Linux: the audit arch of each machine the filter below knows, and its syscall numbers
-SYSCALLS = {
-    "x86_64": (
-        0xC000003E,
-        {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "clone": 56, "clone3": 435},
-    ),
-    "aarch64": (0xC00000B7, {"execve": 221, "execveat": 281, "clone": 220, "clone3": 435}),
-}
-CLONE_THREAD = 0x00010000
-X32_SYSCALL_BIT = 0x40000000
-PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-BPF_LD_ABS, BPF_JEQ, BPF_JGE, BPF_JSET, BPF_RET = 0x20, 0x15, 0x35, 0x45, 0x06
-
-
-class SockFilter(ctypes.Structure):
-    _fields_ = [
-        ("code", ctypes.c_ushort),
-        ("jt", ctypes.c_ubyte),
-        ("jf", ctypes.c_ubyte),
-        ("k", ctypes.c_uint),
-    ]
-
-
-class SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
-
-
-def no_new_processes_program(arch: int, calls: dict[str, int]) -> list[tuple[int, int, int, int]]:
-    """A seccomp filter (classic BPF over struct seccomp_data: nr at 0, arch at 4, the low word
-    of the first argument at 16): fork, vfork and exec fail with EPERM, and so does clone unless
-    it makes a thread; clone3 fails with ENOSYS, so that threads fall back to clone, whose flags
-    a filter can read. Another ABI (i386 through int 0x80, x32) gets EPERM for everything."""
-    program: list[tuple] = [
-        (BPF_LD_ABS, 0, 0, 4),
-        (BPF_JEQ, 0, "deny", arch),
-        (BPF_LD_ABS, 0, 0, 0),
-        (BPF_JGE, "deny", 0, X32_SYSCALL_BIT),
-        *[
-            (BPF_JEQ, "deny", 0, calls[n])
-            for n in ("fork", "vfork", "execve", "execveat")
-            if n in calls
-        ],
-        (BPF_JEQ, "nosys", 0, calls["clone3"]),
-        (BPF_JEQ, "flags", "allow", calls["clone"]),
-    ]
-    labels = {"flags": len(program)}
-    program += [(BPF_LD_ABS, 0, 0, 16), (BPF_JSET, "allow", "deny", CLONE_THREAD)]
-    for label, action in [
-        ("allow", SECCOMP_RET_ALLOW),
-        ("deny", SECCOMP_RET_ERRNO | errno.EPERM),
-        ("nosys", SECCOMP_RET_ERRNO | errno.ENOSYS),
-    ]:
-        labels[label] = len(program)
-        program.append((BPF_RET, 0, 0, action))
-    return [
-        (code, *(labels[j] - i - 1 if isinstance(j, str) else j for j in (jt, jf)), k)
-        for i, (code, jt, jf, k) in enumerate(program)
-    ]
-
-
-def forbid_new_processes() -> bool:
-    """From here on this process can start no other: whatever the learner's code forks or runs
-    fails, so nothing it starts can outlive the runner, on any machine, namespaces or not.
-    Threads still work. False where the filter cannot be had (not Linux, another machine)."""
-    known = SYSCALLS.get(os.uname().machine) if sys.platform == "linux" else None
-    if known is None:
-        return False
-    program = no_new_processes_program(*known)
-    filters = (SockFilter * len(program))(*program)
-    fprog = SockFprog(len(program), filters)
-    libc = ctypes.CDLL(None, use_errno=True)
-    return (
-        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-        and libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
-    )
 
 
 class NotStarted(Exception):
@@ -731,12 +645,10 @@ def import_learner_file(path: str):
 
 
 def main() -> int:
-    sock_fd, learner_file, limits = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
-    apply_limits(limits)
+    sock_fd, learner_file = int(sys.argv[1]), sys.argv[2]
     sock = socket.socket(fileno=sock_fd)
     provide_drills_module()
-    prepare_triton()  # may compile triton's driver helpers, which runs a C compiler
-    forbid_new_processes()
+    prepare_triton()
     try:
         module = import_learner_file(learner_file)
         runner = Runner(module, learner_file)

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import textwrap
 import threading
@@ -52,11 +53,11 @@ print(json.dumps(seen))
 """
 
 
-def fork_and_report(tmp_path: Path, program: str, **job) -> tuple[int, str]:
-    """Fork a process for `program` (a script's text) through the fork server: its exit
-    status and what it printed."""
+def fork_and_report(tmp_path: Path, text: str, **job) -> tuple[int, str]:
+    """Fork a process for `text` (a script's, unless the job names its program) through the
+    fork server: its exit status and what it printed."""
     script = tmp_path / "program.py"
-    script.write_text(program.replace("ROOT", repr(str(catalog.ROOT))))
+    script.write_text(text.replace("ROOT", repr(str(catalog.ROOT))))
     job = {"program": str(script), "args": ["{channel}", "second"], "cwd": str(tmp_path)} | job
     job.setdefault("env", {"PATH": os.environ["PATH"], "MARK": "given"})
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -71,7 +72,9 @@ def test_a_confined_fork_is_alone_read_only_and_without_capabilities(tmp_path):
     if not forks.namespaces():
         pytest.skip("no user namespaces on this machine")
     status, printed = fork_and_report(
-        tmp_path, WHAT_IT_SEES, confinement={"root": str(catalog.ROOT), "hide": None}
+        tmp_path,
+        WHAT_IT_SEES,
+        confinement={"root": str(catalog.ROOT), "hide": None, "writable": [str(tmp_path)]},
     )
     assert status == 0, printed
     seen = json.loads(printed)
@@ -275,7 +278,8 @@ def test_a_hidden_folder_that_is_a_link_is_covered_where_it_points(tmp_path):
         "print(sorted((n, os.listdir(os.path.join(root, n))) for n in ('solutions', 'tests')))\n"
         "print(repr(open(os.path.join(root, '.git')).read()))\n"
     )
-    status, printed = fork_and_report(tmp_path, program, confinement={"root": str(root)})
+    confinement = {"root": str(root), "writable": [str(tmp_path)]}
+    status, printed = fork_and_report(tmp_path, program, confinement=confinement)
     assert status == 0, printed
     assert printed.split("\n")[:2] == ["[('solutions', []), ('tests', [])]", "''"]
 
@@ -314,3 +318,100 @@ def test_a_server_that_answers_too_late_is_not_asked_again(monkeypatch):
             slow_server.send(b"0")
         with pytest.raises(forks.CannotStart, match="stopped answering: timed out"):
             server.spawn({"program": "-"}, log.fileno(), log.fileno())
+
+
+# What a confined process can do outside its scratch, as one JSON line: every attempt must fail.
+TRIES_TO_GET_OUT = """
+import json, os, subprocess, sys, sysconfig
+tried = {}
+def writes(folder):
+    try:
+        os.close(os.open(folder, os.O_TMPFILE | os.O_WRONLY))  # a file with no name: none is left
+        return True
+    except OSError:
+        return False
+for name, folder in FOLDERS.items():
+    tried["writes " + name] = writes(folder)
+tried["sees another grade's copy"] = os.path.exists(ANOTHER_GRADE)
+try:
+    subprocess.run(["true"], check=True)
+    tried["starts a process"] = True
+except OSError:
+    tried["starts a process"] = False
+tried["reads the seed"] = "DRILLS_SEED" in os.environ
+tried["writes its scratch"] = writes(SCRATCH)
+print(json.dumps(tried))
+"""
+
+
+def confined_processes(tmp_path: Path) -> dict:
+    """Each process of a judge that runs text from a learner's file, as the judge starts it,
+    running TRIES_TO_GET_OUT instead of its program: exit status and what it printed."""
+    from drills.judge import gpu_compile
+
+    another_grade = tmp_path / "grade-sources-another"
+    another_grade.mkdir()
+    (another_grade / "t1_add.py").write_text("# another grade's private copy\n")
+    folders = {
+        "the repository": str(catalog.ROOT),
+        "Python's packages": sysconfig.get_paths()["purelib"],
+        "the judge's triton cache": gpu_compile.judge_cache(),
+        "the folder above the repository": str(catalog.ROOT.parent),
+    }
+
+    def program(scratch: str) -> str:
+        return (
+            TRIES_TO_GET_OUT.replace("FOLDERS", repr(folders))
+            .replace("ANOTHER_GRADE", repr(str(another_grade)))
+            .replace("SCRATCH", repr(scratch))
+        )
+
+    seen = {}
+    (tmp_path / "t1_add.py").write_text("")
+    runner = remote.Runner(tmp_path / "t1_add.py", "t1_add.py", remote.Sandbox(), time.time() + 60)
+    runner_folder = runner.fresh_folder()
+    executor = remote.Executor("t1_add.py", {"module": ""}, remote.Sandbox(), time.time() + 60)
+    probes = tmp_path / "probes"  # where the executor finds the probe, read-only
+    probes.mkdir()
+    for name, job, scratch in [
+        ("runner", runner.job(runner_folder), str(runner_folder)),
+        ("executor", executor.job(), "/tmp"),
+    ]:
+        script = (runner_folder if name == "runner" else probes) / f"{name}.py"
+        script.write_text(program(scratch))
+        job |= {"program": str(script), "module": False, "args": ["{channel}"]}
+        if name == "executor":
+            job["confinement"]["writable"].append(str(probes))
+        seen[name] = fork_and_report(tmp_path, "", **job)
+    runner.remove_folder()
+    confinement = remote.confinement(writable=[str(tmp_path / "cache")])
+    (tmp_path / "cache").mkdir()
+    confined = (
+        "from drills.judge import gpu_compile\n"
+        f"gpu_compile.confine_this_process({confinement!r}, None)\n" + program(str(tmp_path / "cache"))
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", confined],
+        cwd=catalog.ROOT,
+        env=gpu_compile.environment(str(tmp_path / "cache")),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    seen["compiler"] = (done.returncode, done.stdout + done.stderr)
+    return seen
+
+
+def test_every_process_that_runs_learner_text_is_confined(tmp_path, monkeypatch):
+    """The runner (host code), the executor (kernel bodies, on the interpreter) and the compile
+    process (triton's code generator runs Python at compile time) each try to write outside
+    their scratch, start a process, read the seed and see another grade's private copy."""
+    if not forks.namespaces() or runtime.current().is_gpu:
+        pytest.skip("needs user namespaces, and the interpreter's executor")
+    monkeypatch.setenv("DRILLS_SEED", "314159265")
+    for name, (status, printed) in confined_processes(tmp_path).items():
+        assert status == 0, f"{name}: {printed[-3000:]}"
+        tried = json.loads(printed.strip().splitlines()[-1])
+        assert tried.pop("writes its scratch") is True, name  # the attempts below can succeed
+        assert not any(tried.values()), f"{name}: {tried}"

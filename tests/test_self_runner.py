@@ -108,12 +108,11 @@ def test_each_judge_draws_its_inputs_from_a_fresh_seed_unless_told_one():
     assert seed(DRILLS_SEED="7") == seed(DRILLS_SEED="7") == 7 * 1000 + 3
 
 
-# A runner's process once it has made itself unable to start another.
+# A process once it has been made unable to start another, as every confined one is.
 NO_NEW_PROCESSES = """
 import json, os, subprocess, sys, threading
-sys.path.insert(0, "drills")
-import runner
-seen = {"filter": runner.forbid_new_processes()}
+from drills import confine
+seen = {"filter": confine.forbid_new_processes()}
 for name, start in [
     ("fork", os.fork),
     ("subprocess", lambda: subprocess.run(["true"])),
@@ -159,7 +158,8 @@ def test_a_runner_sees_the_judges_triton_cache_empty_and_read_only(tmp_path, mon
     judge_cache.mkdir()
     (judge_cache / "compiled").write_text("a kernel the judge compiled")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(judge_cache))
-    confinement = remote.confinement(hide=remote.judge_cache())
+    # the probe's folder is its scratch, as a runner's is: the cache inside it stays covered
+    confinement = remote.confinement(hide=remote.judge_cache(), writable=[str(tmp_path)])
     if confinement is None:
         pytest.skip("no namespaces on this machine: the fallback does not hide the cache")
     probe = tmp_path / "probe.py"

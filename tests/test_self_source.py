@@ -675,14 +675,13 @@ def scaled(x_ptr):
 """
 
 
-def test_a_module_level_if_is_decided_where_the_module_will_run(tmp_path, monkeypatch):
+def test_a_module_level_if_is_decided_once_as_on_a_gpu(tmp_path, monkeypatch):
+    # the interpreter runs the kernels a GPU compiles, whatever the module would choose here
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     learner_source = learner(tmp_path, CHOSEN_AT_IMPORT)
     here, findings = learner_source.kernel_module()
-    assert "BLOCK = tl.constexpr(16)" in here and "exp = tl.exp" in here
-    assert "tl.constexpr(128)" not in here
-    on_a_gpu, _ = learner_source.kernel_module(on_a_gpu=True)
-    assert "BLOCK = tl.constexpr(128)" in on_a_gpu and "exp = tl.math.exp" in on_a_gpu
+    assert "BLOCK = tl.constexpr(128)" in here and "exp = tl.math.exp" in here
+    assert "tl.constexpr(16)" not in here and "exp = tl.exp" not in here
     # what the judge's reader cannot decide stays out, and so does the kernel that reads it
     assert "SCALE" not in here and "def scaled" not in here and "def kernel" in here
     assert any("SCALE" in str(f) for f in findings)

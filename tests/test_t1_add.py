@@ -50,8 +50,8 @@ DTYPE_HINTS = dataclasses.replace(
 
 
 def owner(launch, idx) -> str:
-    block = launch.args.get("BLOCK_SIZE") if launch else None
-    if not isinstance(block, int):
+    block = launch.size("BLOCK_SIZE") if launch else None
+    if block is None:
         return ""
     pid, programs = idx[0] // block, launch.programs()
     if pid >= programs:
@@ -63,8 +63,8 @@ def why_unwritten(launch, unwritten: torch.Tensor) -> str:
     """What the unwritten elements say: a grid too small for them, or, when the grid had
     programs enough, offsets without the block start (pid + arange), which write only the
     first programs - 1 + BLOCK_SIZE."""
-    block = launch.args.get("BLOCK_SIZE") if launch else None
-    if not isinstance(block, int):
+    block = launch.size("BLOCK_SIZE") if launch else None
+    if block is None:
         return ""
     if launch.programs() * block < unwritten.numel():
         # 65535 is CUDA's limit for a grid's y and z axes, which some take for x's

@@ -82,9 +82,9 @@ STRIDE_HINTS = dataclasses.replace(
 
 def owner(launch, idx) -> str:
     row = idx[0]
-    rows_per_program = launch.args.get("ROWS_PER_PROGRAM") if launch else None
+    rows_per_program = launch.size("ROWS_PER_PROGRAM") if launch else None
     programs = launch.programs() if launch else 0
-    if isinstance(rows_per_program, int):
+    if rows_per_program is not None:
         pid = row // rows_per_program
     elif programs and launch.args.get("n_rows") == programs:
         pid = row

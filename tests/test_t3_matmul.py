@@ -92,8 +92,8 @@ INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=
 
 
 def owner(launch, idx) -> str:
-    bm, bn = (launch.args.get(name) for name in ("BLOCK_M", "BLOCK_N")) if launch else (None, None)
-    if not (isinstance(bm, int) and isinstance(bn, int)):
+    bm, bn = (launch.size(name) for name in ("BLOCK_M", "BLOCK_N")) if launch else (None, None)
+    if bm is None or bn is None:
         return ""
     tile = (idx[0] // bm, idx[1] // bn)
     grid = launch.grid + (1,) * (2 - len(launch.grid))

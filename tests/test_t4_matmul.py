@@ -71,9 +71,9 @@ K_HINTS = dataclasses.replace(
 
 def owner(launch, idx) -> str:
     bm, bn = (
-        (launch.args.get(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N")) if launch else (None, None)
+        (launch.size(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N")) if launch else (None, None)
     )
-    if not (isinstance(bm, int) and isinstance(bn, int)):
+    if bm is None or bn is None:
         return ""
     return f"tile (pid_m, pid_n) = ({idx[0] // bm}, {idx[1] // bn}), BLOCK {bm} x {bn}"
 
@@ -83,7 +83,7 @@ def alignment_promised_for_m(launch, unwritten: torch.Tensor) -> str:
     multiple of 8 or 16 inside a tile that had its program: the kernel was told M is such a
     multiple, which the host checks only of N, K and the row strides."""
     M = unwritten.shape[0]
-    block_m = launch.args.get("BLOCK_SIZE_M") if launch else None
+    block_m = launch.size("BLOCK_SIZE_M") if launch else None
     for a in (8, 16):
         first = M // a * a
         in_a_tile = isinstance(block_m, int) and first % block_m != 0

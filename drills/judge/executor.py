@@ -38,7 +38,7 @@ import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
 from drills.judge import libdevice
-from drills.judge.gpu_compile import KernelModule, constexpr_value
+from drills.judge.gpu_compile import PROBE_SOURCE, KernelModule, constexpr_value
 from drills.judge.past_end import PastTheEnd
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -593,18 +593,6 @@ class Executor:
             return None
         index, total = self.launches
         return self.launching | {"index": index, "of": total}
-
-
-# A judge's kernel, appended to the learner's kernel module: grouped_tile resolves there.
-PROBE_SOURCE = """
-
-@triton.jit
-def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
-    tl.store(pid_m_ptr + pid, pid_m)
-    tl.store(pid_n_ptr + pid, pid_n)
-"""
 
 
 def resources_of(e: BaseException) -> dict | None:

@@ -223,7 +223,8 @@ def _output_to(log: int) -> None:
 
 def _run(job: dict, channel: int) -> int:
     """The job's program, in this process: as `python -B [-E -P] PROGRAM ARGS` would run it,
-    with {channel} in its arguments standing for the judge's socket."""
+    with {channel} in its arguments standing for the judge's socket, under the job's limits
+    and, with no_processes, unable to start another process."""
     try:
         os.setsid()
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -234,6 +235,10 @@ def _run(job: dict, channel: int) -> int:
         os.environ.clear()
         os.environ.update(job["env"])
         sys.dont_write_bytecode = True
+        confine.apply_limits(job.get("limits") or {})
+        if job.get("no_processes"):
+            _make_triton_driver()  # may compile triton's driver helpers: a C compiler runs
+            confine.forbid_new_processes()
         if not job.get("repository"):
             _forget_the_repository()
         program = job["program"]
@@ -252,6 +257,14 @@ def _run(job: dict, channel: int) -> int:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
+
+
+def _make_triton_driver() -> None:
+    """The driver triton makes on first use, made now, while a process can still be started."""
+    from triton.runtime import driver
+
+    with contextlib.suppress(RuntimeError):  # no GPU: the runner gives triton one of its own
+        driver.active.get_benchmarker  # noqa: B018 - reading it makes the driver
 
 
 def _forget_the_repository() -> None:

@@ -118,16 +118,7 @@ class KernelModule:
                 f"{launch['kernel']} is not a @triton.jit function the judge could read in your "
                 f"file{': ' + left_out if left_out else ''}"
             )
-        signature, constexprs = {}, {}
-        for param in kernel.params:
-            value = launch["args"].get(param.name, param.default)
-            if param.is_constexpr or value is None:
-                signature[param.name] = "constexpr"
-                constexprs[param.name] = constexpr_value(value)
-            else:
-                signature[param.name] = _type_of(value)
-        args = launch["args"]
-        options = {k: args[k] for k in _OPTIONS if isinstance(args.get(k), int)}
+        signature, constexprs, options = self.signature(kernel, launch["args"])
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
         try:
             triton.compile(source, target=GPUTarget(*SM90), options=options)
@@ -135,6 +126,30 @@ class KernelModule:
             message = str(e).strip()
             return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
         return None
+
+    @staticmethod
+    def signature(kernel, args: dict) -> tuple[dict, dict, dict]:
+        """What the compiler is given for a launch: each argument's type, the constexprs'
+        values (the kernel's defaults for those not passed) and the launch options."""
+        signature, constexprs = {}, {}
+        for param in kernel.params:
+            value = args.get(param.name, param.default)
+            if param.is_constexpr or value is None:
+                signature[param.name] = "constexpr"
+                constexprs[param.name] = constexpr_value(value)
+            else:
+                signature[param.name] = _type_of(value)
+        options = {k: args[k] for k in _OPTIONS if isinstance(args.get(k), int)}
+        return signature, constexprs, options
+
+    def compiled_as(self, launch: dict) -> str:
+        """A key for what the compiler is given for `launch`: launches that differ only in
+        their tensors and the values of plain arguments compile alike."""
+        kernel = self.kernels.get(launch["kernel"])
+        if kernel is None:
+            return f"missing {launch['kernel']}"
+        signature, constexprs, options = self.signature(kernel, launch["args"])
+        return repr((launch["kernel"], signature, sorted(constexprs.items()), options))
 
 
 def _is_jit(value) -> bool:
@@ -146,13 +161,22 @@ def _is_jit(value) -> bool:
 
 
 class Compiler:
-    """A `python -m drills.judge.gpu_compile` process of the judge's, kept for its requests."""
+    """A `python -m drills.judge.gpu_compile` process of the judge's, kept for its requests.
+    Triton's code generator runs Python at compile time (constexpr arithmetic, the functions a
+    kernel calls), so the process is confined as the executor is (its first act, before it
+    imports triton), writes only a triton cache of its own for the file's kernels, and under
+    --sandbox runs as the run's user."""
 
-    def __init__(self):
-        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        env["TRITON_CACHE_DIR"] = os.path.join(judge_cache(), "sm90-unoptimized-llvm-ir")
+    def __init__(self, code):
+        from drills.judge import remote
+
+        env = environment(remote.kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0]))
+        user = code.runner.sandbox.user
+        if user:
+            os.chown(env["TRITON_CACHE_DIR"], *user)
+        confinement = remote.confinement(writable=[env["TRITON_CACHE_DIR"]])
         self.process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "drills.judge.gpu_compile"],
+            [sys.executable, "-B", "-m", "drills.judge.gpu_compile", json.dumps([confinement, user])],
             cwd=catalog.ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -161,13 +185,14 @@ class Compiler:
             text=True,
         )
 
-    def failures(self, code, launches: list) -> list[str]:
-        text, left_out = code.source.kernel_module(on_a_gpu=True)
+    def failures(self, code, launches: list, extra_source: str = "") -> list[str]:
+        text, left_out = code.source.kernel_module()
         distinct = []
         for launch in launches:
             described = {"kernel": launch.kernel, "args": launch.args}
             if described not in distinct:
                 distinct.append(described)
+        text += extra_source
         request = {
             "module": text,
             "shown_as": code.shown_as,
@@ -193,6 +218,27 @@ class Compiler:
         return death(self.process.wait())
 
 
+# A judge's kernel, appended to the learner's kernel module: grouped_tile resolves there.
+PROBE_SOURCE = """
+
+@triton.jit
+def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tl.store(pid_m_ptr + pid, pid_m)
+    tl.store(pid_n_ptr + pid, pid_n)
+"""
+
+
+def environment(cache: str) -> dict[str, str]:
+    """A compile process's environment: what a runner's holds (nothing of the judge's, the seed
+    least of all), without the interpreter, and `cache` for triton's."""
+    from drills.judge import forks
+
+    env = {k: v for k, v in forks.kept(os.environ).items() if k != "TRITON_INTERPRET"}
+    return env | {"TRITON_CACHE_DIR": cache}
+
+
 # the check of each drill's suite that compiles its launches here
 CHECK = "compiles for a GPU (sm_90)"
 _compilers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LearnerCode -> Compiler
@@ -202,41 +248,39 @@ def begin(code) -> None:
     """Start the compile process for `code` now, so that it imports triton while the cases
     before the compile check run."""
     if code not in _compilers or _compilers[code].process.poll() is not None:
-        _compilers[code] = Compiler()
+        _compilers[code] = Compiler(code)
 
 
-def failures(code, launches: list) -> list[str]:
-    """Compile each distinct launch; the messages of those that fail."""
+def failures(code, launches: list, extra_source: str = "") -> list[str]:
+    """Compile each distinct launch (of the learner's kernels, and of `extra_source`'s, the
+    judge's own appended to them); the messages of those that fail."""
     begin(code)
-    return _compilers[code].failures(code, launches)
+    return _compilers[code].failures(code, launches, extra_source)
+
+
+NOT_COMPILED = (
+    "runs on the CPU interpreter but does not compile for a GPU (sm_90), so its run counts for "
+    "nothing:"
+)
 
 
 def check_compiles(case) -> None:
-    """Fail the test unless the case (a drills.judge.testing.Case) passes and every kernel it launches
-    compiles for a GPU: the points are for a working kernel that a GPU would also accept.
+    """Fail the test unless the case (a drills.judge.testing.Case) passes: the points are for a
+    working kernel that a GPU would also accept.
 
     On a GPU, launching compiles for real, so running the case is the check. On the
-    interpreter, the case's launches are compiled for sm_90 by the judge.
+    interpreter, every case's launches are compiled for sm_90 before their run counts
+    (drills.judge.testing.watch), so running the case is the check there too.
     """
     import pytest
 
-    from drills import runtime
-    from drills.judge.testing import failure, in_file_lines, watch
+    from drills.judge.testing import failure, watch
 
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
     wrong = failure(case, watched, before)
     if wrong:
         pytest.fail(f"case {case.name}: {wrong}", pytrace=False)
-    if runtime.current().is_gpu:
-        return
-    errors = failures(case.fn.code, watched.launches)
-    if errors:
-        pytest.fail(
-            f"case {case.name}: runs on the CPU interpreter but does not compile for a GPU "
-            f"(sm_90):\n{in_file_lines(case, errors[0])}",
-            pytrace=False,
-        )
 
 
 def judge_cache() -> str:
@@ -281,19 +325,64 @@ def without_the_back_end(*args):
     stages["cubin"] = lambda ptx, metadata: b""
 
 
-def main() -> int:
+def confine_this_process(confinement: dict | None, user: list[int] | None) -> None:
+    """As the fork server confines a runner (drills.judge.forks): the run's user under
+    --sandbox, namespaces and a read-only machine but for the cache, no new processes once
+    triton has asked ptxas its version (a compile of a kernel of the judge's, the first)."""
+    from drills import confine
+
+    if user:
+        os.setgroups([])
+        os.setgid(user[1])
+        os.setuid(user[0])
+    confine.enter(confine.Confinement(**confinement) if confinement else None)
+    confine.apply_limits({"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 1 << 30})
     import triton.compiler  # noqa: F401 - imported before the first request comes, not after
 
     stop_at_llvm_ir()
+    first = KernelModule(FIRST_COMPILE, "the judge's first kernel", [])
+    first.compile({"kernel": "first", "args": {"x_ptr": {"tensor": "int32"}}})
+    confine.forbid_new_processes()
+
+
+# a kernel of the judge's, compiled before any of the learner's: what triton asks of ptxas (its
+# version) it asks at a first compile, and keeps
+FIRST_COMPILE = """import triton; import triton.language as tl
+@triton.jit
+def first(x_ptr):
+    tl.store(x_ptr, 1)
+"""
+
+
+def main() -> int:
+    confine_this_process(*json.loads(sys.argv[1]))
+    modules: dict[str, KernelModule | str] = {}  # by text: the module, or why it cannot be read
+    verdicts: dict[str, str | None] = {}  # by what the compiler is given: its message, or None
     for line in sys.stdin:
         request = json.loads(line)
-        try:
-            module = KernelModule(request["module"], request["shown_as"], request["left_out"])
-        except Exception as e:  # noqa: BLE001 - e.g. a constant the kernels need was left out
-            print(json.dumps([f"the kernels could not be read: {type(e).__name__}: {e}"]))
+        text = request["module"]
+        if text not in modules:
+            try:
+                modules[text] = KernelModule(text, request["shown_as"], request["left_out"])
+            except Exception as e:  # noqa: BLE001 - e.g. a constant the kernels need was left out
+                modules[text] = f"the kernels could not be read: {type(e).__name__}: {e}"
+        module = modules[text]
+        if isinstance(module, str):
+            print(json.dumps([module]), flush=True)
             continue
-        launches = [r for r in request["launches"] if isinstance(r, dict)]
-        errors = [e for e in (module.compile(launch) for launch in launches) if e]
+        errors = []
+        for launch in request["launches"]:
+            if not isinstance(launch, dict):
+                continue
+            try:
+                compiled_as = module.compiled_as(launch)
+            except (TypeError, ValueError) as e:
+                errors.append(f"{type(e).__name__}: {e}")
+                continue
+            if compiled_as not in verdicts:
+                verdicts[compiled_as] = module.compile(launch)
+            if verdicts[compiled_as]:
+                errors.append(verdicts[compiled_as])
         print(json.dumps(errors), flush=True)
     return 0
 

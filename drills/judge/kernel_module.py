@@ -33,6 +33,9 @@ KERNEL_BUILTINS = words(
     "range min max len int float bool print isinstance zip enumerate tuple list abs round"
 )
 CONSTANT_CALLS = frozenset({"triton.language.constexpr", "triton.language.core.constexpr"})
+# triton's functions of plain numbers, which a module-level constant may call
+PURE_CALLS = frozenset({"triton.next_power_of_2", "triton.cdiv"})
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 KEPT_JIT_OPTIONS = frozenset({"do_not_specialize", "do_not_specialize_on_alignment", "noinline"})
 # a string annotation triton reads as a type ("tl.constexpr", "*fp32"), never as code
 TYPE_STRING = re.compile(r"[\w.* ]*")
@@ -82,6 +85,9 @@ class KernelModule:
         elif isinstance(stmt, ast.If) and (taken := self.branch(stmt, before)) is not None:
             for inner in taken:
                 self.add_statement(inner, before)
+        elif isinstance(stmt, ast.Try) and (taken := self.import_tried(stmt)) is not None:
+            for inner in taken:
+                self.add_statement(inner, before)
         elif not is_main_block(stmt):  # for, with, try, an `if` it cannot decide: unknown
             stored = {
                 n.id
@@ -97,8 +103,29 @@ class KernelModule:
         (drills.judge.source_configs: os.environ, constants, comparisons), or None."""
         from drills.judge.source_configs import decided
 
-        taken = decided(stmt.test, before, self.environ)
+        try:
+            taken = decided(stmt.test, before, self.environ)
+        except RecursionError:  # nested past what the reader follows: undecided, as any other
+            return None
         return None if taken is None else (stmt.body if taken else stmt.orelse)
+
+    def import_tried(self, stmt: ast.Try) -> list[ast.stmt] | None:
+        """The statements a module-level `try: from triton... import x / except ImportError:
+        from triton... import x` runs, in this environment (the same triton as everywhere the
+        file runs): the body where each of its imports of triton or math resolves, else the
+        handler's; None where it is not such a `try`."""
+        handlers = stmt.handlers
+        caught = [name_chain(h.type) if h.type is not None else None for h in handlers]
+        if len(handlers) != 1 or caught[0] is None or caught[0][-1] not in IMPORT_ERRORS:
+            return None
+        if stmt.finalbody or not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in stmt.body):
+            return None
+        paths = [path for s in stmt.body for _, path in import_bindings(s)]
+        if not paths or any(path.split(".")[0] not in ("triton", "math") for path in paths):
+            return None
+        if all(map(importable, paths)):
+            return stmt.body + stmt.orelse
+        return handlers[0].body
 
     def leave_out(self, line: int, what: str, why: str) -> None:
         self.findings.append(
@@ -182,7 +209,8 @@ class KernelModule:
         if isinstance(node, ast.Call):
             path = self.path(node.func)
             if path:
-                callee = ".".join(path) in CONSTANT_CALLS or path[0] == "math"
+                dotted = ".".join(path)
+                callee = dotted in CONSTANT_CALLS | PURE_CALLS or path[0] == "math"
             else:
                 chain = name_chain(node.func)
                 callee = chain in (["float"], ["int"], ["bool"]) and chain[0] not in self.constants
@@ -260,11 +288,6 @@ class KernelModule:
         The generator looks names up in the kernel's locals, then in this module (which holds
         only vetted things), then in its own builtins; it calls whatever it finds."""
         nodes = [n for stmt in fn.body for n in ast.walk(stmt)]
-        args = fn.args
-        local = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a}
-        local |= {
-            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-        }
         bases = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -276,7 +299,7 @@ class KernelModule:
                 return node.lineno, "uses getattr"
             if isinstance(node, ast.Attribute) and node.attr[0] == "_":
                 return node.lineno, f"reads {node.attr}"
-        for node in nodes:
+        for node, local in scoped(fn):
             parts = name_chain(node) if id(node) not in bases else None
             problem = parts and self.chain_problem(node, parts, local)
             if problem:
@@ -296,7 +319,8 @@ class KernelModule:
             as_value = is_module(path) and f"passes the module {'.'.join(path)} around as a value"
             return kernel_chain_problem(path) or as_value or None
         if root in local:
-            return None
+            plumbing = next((a for a in parts[1:] if a not in value_attributes()), None)
+            return plumbing and f"reads {dotted}: {plumbing} is no attribute of a Triton value"
         if stored:
             return f"assigns to {dotted}"
         if root in self.included:
@@ -315,3 +339,87 @@ class KernelModule:
         if hasattr(builtins, root):
             return f"uses the builtin {root}"
         return f"reads {root}, which is not defined"
+
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def scoped(fn: ast.FunctionDef) -> list[tuple[ast.AST, set[str]]]:
+    """Every node of fn's body with the names local to it: fn's arguments and the names its body
+    assigns, and inside a comprehension, that comprehension's own targets too. A name bound only
+    in a comprehension is not a local of the body around it: there Python looks it up in the
+    module (the interpreter's module, which holds its own imports)."""
+    args = fn.args
+    local = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a}
+    found: list[tuple[ast.AST, set[str]]] = []
+
+    def stores(node: ast.AST) -> set[str]:
+        if isinstance(node, COMPREHENSIONS + (ast.Lambda,)):
+            return set()
+        own = {node.id} if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else set()
+        return own.union(*(stores(child) for child in ast.iter_child_nodes(node)))
+
+    def visit(node: ast.AST, names: set[str]) -> None:
+        if isinstance(node, COMPREHENSIONS):
+            names = names | {
+                n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
+            }
+        found.append((node, names))
+        for child in ast.iter_child_nodes(node):
+            visit(child, names)
+
+    local |= set().union(*(stores(stmt) for stmt in fn.body))
+    for stmt in fn.body:
+        visit(stmt, local)
+    return found
+
+
+_value_attributes: set[str] = set()
+# what a Triton value carries for the compiler, not for a kernel: `x.handle` is an IR value when
+# compiled and a numpy array when interpreted, so code that reads it is no Triton program
+IR_PLUMBING = frozenset({"handle", "to_ir", "item", "mangle", "codegen_name", "cache_key_part"})
+
+
+def value_attributes() -> set[str]:
+    """The attributes a kernel may read of a local (a block, a pointer, a constexpr, a dtype, a
+    tuple, a tensor descriptor): the public ones of triton.language's value and type classes,
+    their methods and what their own code sets on `self`, but the IR's plumbing."""
+    if not _value_attributes:
+        import inspect
+        import textwrap
+
+        from triton.language import core
+
+        classes = [
+            c
+            for c in vars(core).values()
+            if isinstance(c, type) and issubclass(c, (core.base_value, core.base_type))
+        ]
+        for cls in classes:
+            _value_attributes.update(n for n in dir(cls) if not n.startswith("_"))
+            for own in (k for k in cls.__mro__ if k.__module__.startswith("triton.language")):
+                with contextlib.suppress(OSError, TypeError, SyntaxError):
+                    tree = ast.parse(textwrap.dedent(inspect.getsource(own)))
+                    _value_attributes.update(
+                        n.attr
+                        for n in ast.walk(tree)
+                        if isinstance(n, ast.Attribute)
+                        and isinstance(n.ctx, ast.Store)
+                        and name_chain(n.value) == ["self"]
+                    )
+        _value_attributes.difference_update(IR_PLUMBING)
+    return _value_attributes
+
+
+def importable(path: str) -> bool:
+    """Whether `import path` or `from parent import name` finds it: a module of triton's or
+    math, imported (trusted code), or a name in one."""
+    import importlib
+
+    with contextlib.suppress(Exception):
+        importlib.import_module(path)
+        return True
+    parent, _, name = path.rpartition(".")
+    with contextlib.suppress(Exception):
+        return hasattr(importlib.import_module(parent), name)
+    return False

@@ -11,6 +11,7 @@ the judge's real buffers, shared with it alone. The judge grades those buffers.
 """
 
 import base64
+import hashlib
 import json
 import mmap
 import os
@@ -22,13 +23,14 @@ import tempfile
 import time
 import weakref
 from dataclasses import dataclass
+from types import SimpleNamespace
 from pathlib import Path
 
 import torch
 
 from drills import catalog, confine, processes, runtime
 from drills.errors import explain
-from drills.judge import forks
+from drills.judge import forks, gpu_compile
 from drills.judge.gpu_compile import judge_cache
 from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
@@ -407,7 +409,10 @@ class Runner(Child):
         self.remove_folder()
 
     def popen(self, fd: int) -> forks.Forked:
-        folder = self.fresh_folder()
+        return _fork(self.job(self.fresh_folder()), fd, self.log)
+
+    def job(self, folder: Path) -> dict:
+        """What the fork server is asked for (drills.judge.forks): the runner, in `folder`."""
         script = new_file(folder / "runner.py", self.script_text)
         learner = new_file(folder / self.learner_name, self.learner_text)
         limits = dict(RUNNER_LIMITS)
@@ -419,15 +424,16 @@ class Runner(Child):
             uid, gid = self.sandbox.user
             for path in (folder, script, learner):
                 os.chown(path, uid, gid, follow_symlinks=False)
-        job = {
+        return {
             "program": str(script),
-            "args": ["{channel}", str(learner), json.dumps(limits)],
+            "args": ["{channel}", str(learner)],
             "cwd": str(folder),
             "env": runner_environment(folder, self.sandbox),
-            "confinement": confinement(hide=judge_cache()),
+            "confinement": confinement(hide=judge_cache(), writable=[str(folder)]),
             "user": self.sandbox.user,
+            "limits": limits,
+            "no_processes": True,
         }
-        return _fork(job, fd, self.log)
 
     def request(self, op: str, case_limit: float, **fields) -> dict:
         message = _Message(share=False)
@@ -455,26 +461,49 @@ class Runner(Child):
 
 class Executor(Child):
     """The judge's process that runs the learner's kernels (from the judge's reading of the
-    file) on the judge's buffers. Confined like a runner where the machine allows it, as
-    this user: it shares the judge's buffers, and runs no code the judge did not vet."""
+    file) on the judge's buffers. The kernels are the learner's code too (on the interpreter a
+    kernel body runs as Python), so it is confined as a runner is: namespaces and a read-only
+    machine but for its scratch, none of the judge's environment, limits, no new processes,
+    and under --sandbox the run's own user. On a GPU, where triton runs ptxas and a C compiler
+    for each new kernel, it may start processes, writes only a triton cache of its own for the
+    file's kernels, and runs as the grader's user (it maps the judge's buffers through CUDA
+    IPC)."""
 
     role = "executor"
 
-    def __init__(self, shown_as: str, kernel_module: dict, deadline: float):
+    def __init__(self, shown_as: str, kernel_module: dict, sandbox: Sandbox, deadline: float):
         super().__init__(deadline)
-        self.shown_as, self.kernel_module = shown_as, kernel_module
+        self.shown_as, self.kernel_module, self.sandbox = shown_as, kernel_module, sandbox
 
     def popen(self, fd: int) -> forks.Forked:
-        job = {
+        return _fork(self.job(), fd, self.log)
+
+    def job(self) -> dict:
+        """What the fork server is asked for (drills.judge.forks)."""
+        interpreting = not runtime.current().is_gpu
+        env = forks.kept(os.environ)
+        if interpreting:
+            env["TRITON_CACHE_DIR"] = "/tmp/triton-cache"  # its own: nothing is compiled here
+            writable = []
+        else:
+            env["TRITON_CACHE_DIR"] = kernels_cache("gpu", self.kernel_module["module"])
+            writable = [env["TRITON_CACHE_DIR"]]
+        limits = dict(RUNNER_LIMITS)
+        user = self.sandbox.user if interpreting else None
+        if user and self.sandbox.processes:
+            limits["RLIMIT_NPROC"] = self.sandbox.processes
+        return {
             "program": "drills.judge.executor",
             "module": True,
             "args": ["{channel}"],
             "cwd": str(catalog.ROOT),
-            "env": dict(os.environ),
-            "confinement": confinement(),
+            "env": env,
+            "confinement": confinement(writable=writable),
             "repository": True,
+            "user": user,
+            "limits": limits,
+            "no_processes": interpreting,
         }
-        return _fork(job, fd, self.log)
 
     def _greet(self) -> None:
         super()._greet()
@@ -513,14 +542,25 @@ def _fork(job: dict, fd: int, log) -> forks.Forked:
         raise LearnerError("crashed", f"not run: {e}") from None
 
 
-def confinement(hide: str | None = None) -> dict | None:
+def confinement(hide: str | None = None, writable: list[str] | None = None) -> dict | None:
     """How a runner or the executor is confined (drills.confine), with `hide` looking empty to
-    it; None where this machine does not allow it (user namespaces turned off): then it runs
-    as a plain process, and the integrity guard is what stands between it and the repository.
+    it and only `writable` (and its own temporary folders) writable; None where this machine
+    does not allow it (user namespaces turned off): then it runs as a plain process, and the
+    integrity guard is what stands between it and the repository and Python's environment.
     DRILLS_NO_NAMESPACES=1 asks for that fallback (drills.confine.turned_off)."""
     if confine.turned_off() or not forks.namespaces():
         return None
-    return {"root": str(catalog.ROOT), "hide": hide}
+    return {"root": str(catalog.ROOT), "hide": hide, "writable": writable or []}
+
+
+def kernels_cache(purpose: str, module_text: str) -> str:
+    """A triton cache folder for one text of kernels, made now, in the judge's cache: the only
+    folder a confined process that compiles them may write, so what it leaves there can reach
+    no other file's kernels, nor another purpose's."""
+    digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
+    folder = os.path.join(judge_cache(), f"drills-{purpose}", digest)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder
 
 
 def _specs(message: _Message, value):
@@ -621,7 +661,7 @@ class LearnerCode:
                 "shown_as": self.shown_as,
                 "left_out": list(map(str, left_out)),
             }
-            self._executor = Executor(self.shown_as, module, self.deadline)
+            self._executor = Executor(self.shown_as, module, self.runner.sandbox, self.deadline)
         return self._executor
 
     def ask_runner(self, op: str, entry: str, **fields) -> dict:
@@ -688,6 +728,15 @@ class LearnerCode:
         pid_m, pid_n = (shared_empty(total, torch.int32, device) for _ in range(2))
         pid_m.fill_(-1)
         pid_n.fill_(-1)
+        if not runtime.current().is_gpu:  # counted only where a GPU would compile it too
+            pointer = {"tensor": "int32"}
+            probe = {"pid_m_ptr": pointer, "pid_n_ptr": pointer, "num_pid_m": num_pid_m}
+            probe |= {"num_pid_n": num_pid_n, "GROUP_SIZE_M": group}
+            launch = SimpleNamespace(kernel="probe_grouped_tile", args=probe)
+            errors = gpu_compile.failures(self, [launch], gpu_compile.PROBE_SOURCE)
+            if errors:
+                message = self.source.in_file_lines(errors[0])
+                raise LearnerError("failed", f"grouped_tile {gpu_compile.NOT_COMPILED}\n{message}")
         self.executor.request(
             "probe",
             self.case_limit,

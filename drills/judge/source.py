@@ -60,6 +60,7 @@ def is_main_block(stmt: ast.stmt) -> bool:
 class LearnerSource:
     def __init__(self, shown_as: str, text: str, tree: ast.Module):
         self.shown_as, self.text, self.tree = shown_as, text, tree
+        self._kernel_module: tuple[str, list[Finding]] | None = None
 
     @cached_property
     def aliases(self) -> dict[str, set[str]]:
@@ -208,13 +209,17 @@ class LearnerSource:
             for s in fn.body
         )
 
-    def kernel_module(self, on_a_gpu: bool = False) -> tuple[str, list[Finding]]:
-        """The module of kernels the judge runs here, or, with on_a_gpu, compiles for a GPU
-        (a module-level `if` may choose by the environment, TRITON_INTERPRET among it)."""
+    def kernel_module(self) -> tuple[str, list[Finding]]:
+        """The module of kernels the judge runs and compiles. A module-level `if` may choose by
+        the environment: it is decided once, as on a GPU machine (no TRITON_INTERPRET), for the
+        interpreter's run and the compile alike, so the kernels a run on the CPU counts are
+        the ones a GPU would compile."""
         from drills.judge.kernel_module import KernelModule
 
-        environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
-        return KernelModule(self, environ).build()
+        if self._kernel_module is None:
+            environ = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+            self._kernel_module = KernelModule(self, environ).build()
+        return self._kernel_module
 
 
 # triton's position in a compile error: the line counted from the kernel's `def` (line 1), and

@@ -25,6 +25,7 @@ import triton
 
 from drills import catalog, runtime, spec, versions
 from drills.errors import explain  # noqa: F401 - the suites' import of it
+from drills.judge import gpu_compile
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
 
@@ -330,6 +331,13 @@ class Launch:
 
     def programs(self) -> int:
         return math.prod(self.grid)
+
+    def size(self, name: str) -> int | None:
+        """A block size or count the launch passed (BLOCK_SIZE, ROWS_PER_PROGRAM), where it is
+        one a message can divide by: a positive int. A zero, a negative or a bool is the
+        learner's mistake, which the values show; the judge's words never fail on it."""
+        value = self.args.get(name)
+        return value if type(value) is int and value > 0 else None
 
     def touches(self, t: torch.Tensor) -> bool:
         """Whether a tensor (or tensor descriptor) argument of this launch views the buffer `t`
@@ -897,6 +905,7 @@ def watch(
             args, kwargs, config=config, benchmark=case.benchmarked, again=again_kwargs
         )
         steps, computed, returned = _record(reply)
+        must_compile(case, steps)
         again_returned = _returned(reply.get("again_result")) if again is not None else None
         problem = returns_wrong(returned)
         if problem:
@@ -956,6 +965,21 @@ def watch(
         again_returned,
         sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
     )
+
+
+def must_compile(case: Case, steps: list[dict]) -> None:
+    """On the interpreter, a record's launches count only where a GPU would run them: every
+    kernel they launch must compile for one (sm_90), from the text the executor runs. The
+    interpreter runs a kernel body as Python, which can do what no Triton program can (numpy
+    on its blocks, anything at all); a GPU compiles it, or refuses it. On a GPU, launching
+    compiles for real."""
+    if runtime.current().is_gpu:
+        return
+    launches = [Launch.from_step(s) for s in steps if s.get("step") == "launch"]
+    errors = gpu_compile.failures(case.fn.code, launches)
+    if errors:
+        message = f"{gpu_compile.NOT_COMPILED}\n{in_file_lines(case, errors[0])}"
+        pytest.fail(f"case {case.name}: {message}", pytrace=False)
 
 
 def inputs_ending_at_unmapped_memory(case: Case) -> list[str]:
