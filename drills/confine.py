@@ -86,14 +86,38 @@ def _write(path: str, text: str) -> None:
         f.write(text)
 
 
-def _enter_namespaces() -> None:
+def _enter_namespaces(user: tuple[int, int] | None = None) -> None:
     """New user, mount and pid namespaces, this user mapped to root inside: the next fork is
-    the pid namespace's first process."""
+    the pid namespace's first process. With `user` (for root only), that user is mapped to
+    itself too, for the process to become later (become())."""
     uid, gid = os.geteuid(), os.getegid()
-    _call("unshare", _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID)
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"0 {uid} 1")
-    _write("/proc/self/gid_map", f"0 {gid} 1")
+    if user is None:
+        _call("unshare", _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID)
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"0 {uid} 1")
+        _write("/proc/self/gid_map", f"0 {gid} 1")
+        return
+    # a map of more than this user needs CAP_SETUID out here: a child writes it, as
+    # newuidmap would, once this process is in its namespace
+    ready, done = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.close(done)
+        os.read(ready, 1)
+        try:
+            for kind, own, later in (("uid", uid, user[0]), ("gid", gid, user[1])):
+                _write(f"/proc/{os.getppid()}/{kind}_map", f"0 {own} 1\n{later} {later} 1")
+        except OSError:
+            os._exit(1)
+        os._exit(0)
+    os.close(ready)
+    try:
+        _call("unshare", _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID)
+    finally:
+        os.close(done)  # the helper reads nothing: its cue either way
+        mapped = os.waitpid(helper, 0)[1] == 0
+    if not mapped:
+        raise CannotConfine(0, "the user namespace's maps could not be written")
 
 
 def _read_only(path: str) -> None:
@@ -167,13 +191,18 @@ def _mounts(confinement: Confinement) -> None:
         os.close(fd)
 
 
-def _drop_capabilities() -> None:
+def _drop_capabilities(user: tuple[int, int] | None = None) -> None:
     """Every capability gone, for good: the bounding set, the ambient set, and the effective,
-    permitted and inheritable sets; nothing exec'd later can gain one."""
+    permitted and inheritable sets; nothing exec'd later can gain one. With `user`, it becomes
+    that user on the way (which it can only while it still holds CAP_SETUID)."""
     with open("/proc/sys/kernel/cap_last_cap") as f:
         last = int(f.read())
     for capability in range(last + 1):
         _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+    if user:
+        os.setgroups([])
+        os.setgid(user[1])
+        os.setuid(user[0])
     _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
@@ -197,16 +226,27 @@ def _drop_what_is_held() -> None:
         _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def enter(confinement: Confinement | None, hand_over=None) -> None:
+def enter(
+    confinement: Confinement | None,
+    hand_over=None,
+    *,
+    become_later: bool = False,
+    user: tuple[int, int] | None = None,
+) -> None:
     """Confine this process, a fresh single-threaded fork; returns in the confined process, the
     first of its pid namespace (without namespaces, in a plain child without capabilities or
     a way to gain one). This process never
     returns: `hand_over(pid)` passes the child's pid on, and it exits, leaving the child to the
     nearest subreaper; without `hand_over` it waits for the child and ends as the child did.
-    Raises CannotConfine before the fork if a namespace cannot be had."""
+    Raises CannotConfine before the fork if a namespace cannot be had.
+
+    With become_later, the process keeps its capabilities in its namespaces until it calls
+    become(user) itself: what it must do as the grader's user first (read files only that user
+    may, start threads, which a process must not have when it makes a user namespace) it does
+    inside them. `user` (for root only) is mapped into them, to become."""
     _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # its /proc files are its own to write
     if confinement:
-        _enter_namespaces()
+        _enter_namespaces(user)
     if hand_over is not None:
         go_on_in_a_child(hand_over)
     else:
@@ -217,8 +257,19 @@ def enter(confinement: Confinement | None, hand_over=None) -> None:
         _call("prctl", _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if confinement:
         _mounts(confinement)
-        _drop_capabilities()
+    if not become_later:
+        become(None, confinement is not None)
+
+
+def become(user: tuple[int, int] | None, confined: bool = True) -> None:
+    """The end of a confinement: `user` (if any), and no capability to hold or gain."""
+    if confined:
+        _drop_capabilities(user)
     else:
+        if user:
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
         _drop_what_is_held()
 
 

@@ -7,13 +7,18 @@ would run that code. `Guard` remembers what those files are when grading starts,
 learner code runs, and after every judge checks them: a changed or deleted file of the judge's
 is restored and an added one removed (both kept in .drills/quarantine/, in case it was a person
 editing the repository, not a learner's code), and the drill that was running is told it
-scores nothing. It reads without following links and opens regular files only (a FIFO would
+scores nothing. So is a module added to a folder on Python's path (a sitecustomize.py), which
+every later Python would run: it is moved aside too. Where namespaces confine the learner's
+processes, none of these can be written at all (drills.confine); this is what stands in the
+way where they cannot. It reads without following links and opens regular files only (a FIFO would
 block it), and a tree flooded with entries is put aside whole and rebuilt. Byte-code caches are not the judge's to vouch for: a new or changed one is deleted, which
 costs a recompile and nothing else.
 """
 
+import contextlib
 import os
 import shutil
+import site
 import stat
 import sys
 import time
@@ -98,26 +103,30 @@ def _caches(root: Path) -> dict[Path, int]:
 
 
 def _environment(root: Path) -> dict[str, tuple]:
-    """The source files of every module loaded here (the judge loads the same ones), and the
-    .pth files on sys.path (they run in every later Python). Not byte-code: every Python that
-    imports a module with a stale cache rewrites it, runners included. Not the repository:
-    the trusted files cover what of it matters."""
+    """The source files of every module loaded here (the judge loads the same ones), the .pth
+    files on sys.path (they run in every later Python), and what each sys.path folder and the
+    user's site folder hold: a module added there (a sitecustomize.py, a usercustomize.py, a
+    package that shadows another) is imported by later Pythons. Not byte-code: every Python
+    that imports a module with a stale cache rewrites it, runners included. Not the
+    repository: the trusted files cover what of it matters."""
     paths = {
         os.path.abspath(module.__file__)
         for module in list(sys.modules.values())
         if isinstance(getattr(module, "__file__", None), str)
     }
-    for folder in sys.path:
+    for folder in [*sys.path, site.getusersitepackages()]:
         if folder and os.path.isdir(folder):
             paths.update(str(p) for p in Path(folder).glob("*.pth"))
-            paths.add(os.path.join(os.path.abspath(folder), "*.pth"))  # the set of them
+            paths.add(os.path.join(os.path.abspath(folder), "*"))  # the names in it
     inside = str(root.resolve()) + os.sep
     return {p: _stat(p) for p in paths if not (p + os.sep).startswith(inside)}
 
 
 def _stat(path: str) -> tuple:
-    if path.endswith("*.pth"):
-        return tuple(sorted(p.name for p in Path(path).parent.glob("*.pth")))
+    if path.endswith(os.sep + "*"):
+        with contextlib.suppress(OSError):
+            return tuple(sorted(p.name for p in Path(path).parent.iterdir()))
+        return ()
     try:
         st = os.stat(path)
     except OSError:
@@ -136,12 +145,21 @@ class Guard:
         """What changed since grading started, after putting the judge's files back."""
         changed = self._restore_files()
         self._drop_new_caches()
-        changed += [
-            f"{path} (in the Python environment)"
-            for path, stat in self.environment.items()
-            if _stat(path) != stat
-        ]
+        for path, stat in self.environment.items():
+            now = _stat(path)
+            if now != stat:
+                changed.append(f"{path} (in the Python environment)")
+            if path.endswith(os.sep + "*"):  # what was added there goes aside
+                for name in sorted(set(now) - set(stat)):
+                    self._quarantine_outside(Path(path).parent / name)
         return changed
+
+    def _quarantine_outside(self, path: Path) -> None:
+        """Move an entry added to a folder of Python's out of every later Python's way."""
+        kept = self.root / ".drills" / "quarantine" / time.strftime("%Y%m%d-%H%M%S")
+        kept = kept / "python-environment" / str(path).lstrip(os.sep)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, kept)
 
     def _restore_files(self) -> list[str]:
         """Move every changed or new entry aside and write back the files as they were; in

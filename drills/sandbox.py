@@ -43,7 +43,7 @@ class Refused(Exception):
 
 @dataclass
 class Confinement:
-    user: tuple[int, int] | None = None  # (uid, gid) runners run as
+    user: tuple[int, int] | None = None  # (uid, gid) the processes that run learner code run as
     notes: list[str] = field(default_factory=list)  # what is missing, for the instructor
     _modes: dict[str, int] = field(default_factory=dict)
 
@@ -57,7 +57,11 @@ class Confinement:
 
     def summary(self) -> str:
         """One line for the heading: what protects this run, never what does not."""
-        who = "runners run as a user of their own" if self.user else "runners run as this user"
+        who = (
+            "the learner's code runs as a user of its own (on a GPU, its host code)"
+            if self.user
+            else "the learner's code runs as this user"
+        )
         return f"sandbox: {who}, with limits"
 
     def hide_sources(self) -> None:

@@ -340,13 +340,19 @@ except OSError:
     tried["starts a process"] = False
 tried["reads the seed"] = "DRILLS_SEED" in os.environ
 tried["writes its scratch"] = writes(SCRATCH)
+euid = os.geteuid()
+for line in open("/proc/self/uid_map"):  # who it is outside its namespace
+    inside, outside, count = map(int, line.split())
+    if inside <= euid < inside + count:
+        tried["uid"] = outside + euid - inside
 print(json.dumps(tried))
 """
 
 
-def confined_processes(tmp_path: Path) -> dict:
-    """Each process of a judge that runs text from a learner's file, as the judge starts it,
-    running TRIES_TO_GET_OUT instead of its program: exit status and what it printed."""
+def confined_processes(tmp_path: Path, sandbox: remote.Sandbox) -> dict:
+    """Each process of a judge that runs text from a learner's file, as the judge starts it
+    (with `sandbox`'s user, if any), running TRIES_TO_GET_OUT instead of its program: exit
+    status and what it printed."""
     from drills.judge import gpu_compile
 
     another_grade = tmp_path / "grade-sources-another"
@@ -368,11 +374,11 @@ def confined_processes(tmp_path: Path) -> dict:
 
     seen = {}
     (tmp_path / "t1_add.py").write_text("")
-    runner = remote.Runner(tmp_path / "t1_add.py", "t1_add.py", remote.Sandbox(), time.time() + 60)
+    runner = remote.Runner(tmp_path / "t1_add.py", "t1_add.py", sandbox, time.time() + 60)
     runner_folder = runner.fresh_folder()
-    executor = remote.Executor("t1_add.py", {"module": ""}, remote.Sandbox(), time.time() + 60)
+    executor = remote.Executor("t1_add.py", {"module": ""}, sandbox, time.time() + 60)
     probes = tmp_path / "probes"  # where the executor finds the probe, read-only
-    probes.mkdir()
+    probes.mkdir(mode=0o755)
     for name, job, scratch in [
         ("runner", runner.job(runner_folder), str(runner_folder)),
         ("executor", executor.job(), "/tmp"),
@@ -384,11 +390,15 @@ def confined_processes(tmp_path: Path) -> dict:
             job["confinement"]["writable"].append(str(probes))
         seen[name] = fork_and_report(tmp_path, "", **job)
     runner.remove_folder()
-    confinement = remote.confinement(writable=[str(tmp_path / "cache")])
-    (tmp_path / "cache").mkdir()
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o755)
+    if sandbox.user:
+        os.chown(cache, *sandbox.user)
+    confinement = remote.confinement(writable=[str(cache)])
+    user = list(sandbox.user) if sandbox.user else None
     confined = (
         "from drills.judge import gpu_compile\n"
-        f"gpu_compile.confine_this_process({confinement!r}, None)\n" + program(str(tmp_path / "cache"))
+        f"gpu_compile.confine_this_process({confinement!r}, {user!r})\n" + program(str(cache))
     )
     done = subprocess.run(
         [sys.executable, "-c", confined],
@@ -403,15 +413,45 @@ def confined_processes(tmp_path: Path) -> dict:
     return seen
 
 
-def test_every_process_that_runs_learner_text_is_confined(tmp_path, monkeypatch):
+@pytest.mark.parametrize("who", ["this user", "the run's user"])
+def test_every_process_that_runs_learner_text_is_confined(who, monkeypatch):
     """The runner (host code), the executor (kernel bodies, on the interpreter) and the compile
     process (triton's code generator runs Python at compile time) each try to write outside
-    their scratch, start a process, read the seed and see another grade's private copy."""
+    their scratch, start a process, read the seed and see another grade's private copy; and
+    under --sandbox (as root) each runs as the run's own user."""
     if not forks.namespaces() or runtime.current().is_gpu:
         pytest.skip("needs user namespaces, and the interpreter's executor")
+    sandbox = remote.Sandbox()
+    if who == "the run's user":
+        if os.geteuid() != 0:
+            pytest.skip("--sandbox runs as root")
+        sandbox = remote.Sandbox(user=(0x70000000 + os.getpid() % 4096,) * 2)
     monkeypatch.setenv("DRILLS_SEED", "314159265")
-    for name, (status, printed) in confined_processes(tmp_path).items():
+    # a folder the run's user can reach, as --sandbox's are (pytest's are their owner's alone)
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)
+        seen = confined_processes(Path(folder), sandbox)
+    for name, (status, printed) in seen.items():
         assert status == 0, f"{name}: {printed[-3000:]}"
         tried = json.loads(printed.strip().splitlines()[-1])
         assert tried.pop("writes its scratch") is True, name  # the attempts below can succeed
+        assert tried.pop("uid") == (sandbox.user[0] if sandbox.user else os.getuid()), name
         assert not any(tried.values()), f"{name}: {tried}"
+
+
+@pytest.mark.skipif(not runtime.current().is_gpu, reason="CUDA IPC: needs a GPU")
+def test_no_segment_the_executor_maps_holds_the_judges_other_memory():
+    """CUDA IPC maps the whole allocator segment a shared buffer lies in: what the judge keeps
+    for itself (expected values, snapshots), allocated between shared buffers, lies in other
+    segments, so no kernel can read it by looking around its own tensors."""
+    shared = [remote.shared_empty(1000, torch.float32, "cuda") for _ in range(4)]
+    own = [torch.empty(1000, dtype=torch.float32, device="cuda") for _ in range(4)]
+    segments = [
+        (s["address"], s["address"] + s["total_size"]) for s in torch.cuda.memory_snapshot()
+    ]
+
+    def segment_of(t: torch.Tensor) -> tuple[int, int]:
+        return next(s for s in segments if s[0] <= t.data_ptr() < s[1])
+
+    mapped = {segment_of(t) for t in shared}
+    assert not {segment_of(t) for t in own} & mapped

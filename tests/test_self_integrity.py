@@ -113,3 +113,18 @@ def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path):
             integrity.read_regular(tmp_path / name)
     with pytest.raises(integrity.NotRegular, match="larger than 4 bytes"):
         integrity.read_regular(tmp_path / "file", 4)
+
+
+def test_a_module_added_to_a_folder_on_the_python_path_is_named(repo, tmp_path, monkeypatch):
+    """Where no namespace confines a learner's process, a sitecustomize.py it adds to any
+    folder on sys.path would run in every later Python, the judge's included."""
+    on_path = tmp_path / "site"
+    on_path.mkdir()
+    (on_path / "existing.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(on_path))
+    guard = integrity.Guard(repo)
+    assert checked(guard) == []
+    (on_path / "sitecustomize.py").write_text("import os\n")
+    assert checked(guard) == [f"{on_path / '*'} (in the Python environment)"]
+    assert sorted(p.name for p in on_path.iterdir()) == ["existing.py"]  # put aside
+    assert [p.name for p in (repo / ".drills" / "quarantine").rglob("sitecustomize.py")]

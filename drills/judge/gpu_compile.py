@@ -29,8 +29,10 @@ import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import weakref
 
 from drills import catalog
@@ -160,6 +162,10 @@ def _is_jit(value) -> bool:
     return isinstance(value, (JITFunction, InterpretedFunction))
 
 
+class CompilerDidNotStart(Exception):
+    """The compile process failed before it read anything of the learner's: the judge's fault."""
+
+
 class Compiler:
     """A `python -m drills.judge.gpu_compile` process of the judge's, kept for its requests.
     Triton's code generator runs Python at compile time (constexpr arithmetic, the functions a
@@ -170,46 +176,70 @@ class Compiler:
     def __init__(self, code):
         from drills.judge import remote
 
-        env = environment(remote.kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0]))
         user = code.runner.sandbox.user
-        if user:
-            os.chown(env["TRITON_CACHE_DIR"], *user)
-        confinement = remote.confinement(writable=[env["TRITON_CACHE_DIR"]])
+        if user:  # a cache the run's user can reach: the judge's own is its owner's alone
+            cache = tempfile.mkdtemp(prefix="drills-compile-")
+            os.chown(cache, *user)
+            weakref.finalize(self, shutil.rmtree, cache, True)
+        else:
+            cache = remote.kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0])
+        confinement = remote.confinement(writable=[cache])
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             [sys.executable, "-B", "-m", "drills.judge.gpu_compile", json.dumps([confinement, user])],
             cwd=catalog.ROOT,
-            env=env,
+            env=environment(cache),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.errors,
             text=True,
         )
+        self.started = False
 
     def failures(self, code, launches: list, extra_source: str = "") -> list[str]:
+        self.wait_until_started()
         text, left_out = code.source.kernel_module()
         distinct = []
         for launch in launches:
             described = {"kernel": launch.kernel, "args": launch.args}
             if described not in distinct:
                 distinct.append(described)
-        text += extra_source
         request = {
-            "module": text,
+            "module": text + extra_source,
             "shown_as": code.shown_as,
             "left_out": [str(f) for f in left_out],
             "launches": distinct,
         }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
+        line = self.answer()
+        if line is None:
+            took = f"compiling took over {COMPILE_LIMIT} s: "
+            return [took + "a loop the compiler unrolls (tl.static_range), or a huge constant?"]
+        if not line:
+            return [f"the compiler ended while compiling your kernels: {self._end()}"]
+        return json.loads(line)
+
+    def wait_until_started(self) -> None:
+        """Its first line says it has confined itself and compiled a kernel of the judge's: until
+        then nothing of the learner's has reached it, so a failure is the judge's own."""
+        if self.started:
+            return
+        line = self.answer()
+        if line is None or line.strip() != '"ready"':
+            ended = self._end()
+            self.errors.seek(0)
+            said = self.errors.read().decode(errors="replace")[-2000:]
+            raise CompilerDidNotStart(f"the judge's compile process did not start ({ended}): {said}")
+        self.started = True
+
+    def answer(self) -> str | None:
+        """Its next line ("" when it ended), or None after COMPILE_LIMIT seconds (it is killed)."""
         ready, _, _ = select.select([self.process.stdout], [], [], COMPILE_LIMIT)
         if not ready:
             self.process.kill()
-            took = f"compiling took over {COMPILE_LIMIT} s: "
-            return [took + "a loop the compiler unrolls (tl.static_range), or a huge constant?"]
-        line = self.process.stdout.readline()
-        if not line:
-            return [f"the compile check itself failed: {self._end()}"]
-        return json.loads(line)
+            return None
+        return self.process.stdout.readline()
 
     def _end(self) -> str:
         from drills.processes import death
@@ -326,22 +356,24 @@ def without_the_back_end(*args):
 
 
 def confine_this_process(confinement: dict | None, user: list[int] | None) -> None:
-    """As the fork server confines a runner (drills.judge.forks): the run's user under
-    --sandbox, namespaces and a read-only machine but for the cache, no new processes once
-    triton has asked ptxas its version (a compile of a kernel of the judge's, the first)."""
+    """As the fork server confines a runner (drills.judge.forks): namespaces and a read-only
+    machine but for the cache, the run's user under --sandbox, no new processes. Inside its
+    namespaces, before it gives up being the grader's user and while nothing of the learner's
+    has reached it, it compiles a kernel of the judge's: that loads every module a compile
+    needs while this Python's own files can still be read (the run's user may not read them),
+    and asks ptxas its version while a process can still start."""
     from drills import confine
 
-    if user:
-        os.setgroups([])
-        os.setgid(user[1])
-        os.setuid(user[0])
-    confine.enter(confine.Confinement(**confinement) if confinement else None)
+    user = tuple(user) if user else None
+    confined = confine.Confinement(**confinement) if confinement else None
+    confine.enter(confined, become_later=True, user=user)
     confine.apply_limits({"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 1 << 30})
-    import triton.compiler  # noqa: F401 - imported before the first request comes, not after
+    import triton.compiler  # noqa: F401
 
     stop_at_llvm_ir()
     first = KernelModule(FIRST_COMPILE, "the judge's first kernel", [])
     first.compile({"kernel": "first", "args": {"x_ptr": {"tensor": "int32"}}})
+    confine.become(user, confined=confined is not None)
     confine.forbid_new_processes()
 
 
@@ -356,6 +388,7 @@ def first(x_ptr):
 
 def main() -> int:
     confine_this_process(*json.loads(sys.argv[1]))
+    print(json.dumps("ready"), flush=True)
     modules: dict[str, KernelModule | str] = {}  # by text: the module, or why it cannot be read
     verdicts: dict[str, str | None] = {}  # by what the compiler is given: its message, or None
     for line in sys.stdin:

@@ -110,11 +110,26 @@ def shared_empty(numel: int, dtype: torch.dtype, device: str) -> torch.Tensor:
         # the storage keeps the mapping alive: when both go, so does the buffer's memfd
         weakref.finalize(mapped, _forget, tensor.untyped_storage().data_ptr(), fd)
     else:
-        # a CUDA buffer has nothing to close; a later one at the same address replaces it
-        tensor = torch.empty(max(numel, 1), dtype=dtype, device=device)[:numel]
+        # a CUDA buffer has nothing to close; a later one at the same address replaces it.
+        # CUDA IPC maps the whole allocator segment a buffer lies in, so shared buffers come from
+        # a pool of their own: no segment the executor maps holds anything else of the judge's
+        # (its expected values, the inputs' snapshots)
+        with torch.cuda.use_mem_pool(_shared_pool(device)):
+            tensor = torch.empty(max(numel, 1), dtype=dtype, device=device)[:numel]
     _next_id[0] += 1
     _shared[tensor.untyped_storage().data_ptr()] = _Shared(_next_id[0], fd, nbytes, dtype)
     return tensor
+
+
+_pools: dict[str, "torch.cuda.MemPool"] = {}
+
+
+def _shared_pool(device: str) -> "torch.cuda.MemPool":
+    """The memory pool of the buffers the judge shares with its executor, on `device`."""
+    if device not in _pools:
+        with torch.cuda.device(device):
+            _pools[device] = torch.cuda.MemPool()
+    return _pools[device]
 
 
 def _forget(ptr: int, fd: int) -> None:
@@ -560,6 +575,9 @@ def kernels_cache(purpose: str, module_text: str) -> str:
     digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
     folder = os.path.join(judge_cache(), f"drills-{purpose}", digest)
     os.makedirs(folder, mode=0o700, exist_ok=True)
+    if os.stat(folder).st_uid != os.geteuid():  # not this user's to write, inside a namespace
+        shutil.rmtree(folder)
+        os.makedirs(folder, mode=0o700)
     return folder
 
 
