@@ -178,9 +178,10 @@ def _mounts(confinement: Confinement) -> None:
     opened[root] = os.open(root, _O_PATH)  # with what is hidden in it
     _everything_read_only()
     _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)  # this pid namespace's
+    writable = {os.path.realpath(p) for p in confinement.writable}
+    temporary -= writable  # one it must share (CUDA IPC's /dev/shm) stays the machine's
     for folder in sorted(t for t in temporary if os.path.isdir(t)):
         _mount("none", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{SCRATCH_SIZE},mode=1777")
-    writable = {os.path.realpath(p) for p in confinement.writable}
     for path, fd in opened.items():
         covered = any(_under(path, t) for t in temporary)
         if covered:

@@ -3,15 +3,18 @@
 The CPU interpreter runs kernel code as Python and accepts things the GPU compiler rejects: a
 helper function without @triton.jit, an fp16 accumulator carried through `acc += tl.dot(...)`,
 `tl.dot` blocks smaller than 16 along K. `triton.compile` with an explicit GPUTarget needs no
-GPU and no driver, so the judge compiles every kernel launch a case made, with the same
-argument types, constexprs and launch options.
+GPU and no driver, so the judge compiles every kernel launch of every case, with the same
+argument types, constexprs and launch options, before the interpreter's run of that case
+counts (drills.judge.testing.must_compile): the run counts only for a Triton program.
 
 The judge compiles from its own reading of the learner's file: the @triton.jit functions and
 the constants they use (drills.judge.source.kernel_module), never the file's other code. That takes a
 process with the interpreter off (with it on, triton.language's own helpers are interpreted
 functions the compiler cannot use): `python -m drills.judge.gpu_compile`, one per judge, reading one
-request per line on stdin and answering one line of errors. The launches to compile come from
-the runner; they only choose what to compile.
+request per line on stdin and answering one line of errors, each kernel compiled once for
+what the compiler is given. The launches to compile come from the runner; they only choose
+what to compile. Triton's code generator runs Python at compile time, so the process is
+confined as the executor is (confine_this_process).
 
 It runs triton's compiler as far as unoptimized LLVM IR: triton's own passes, which reject what
 the interpreter let through, size the shared memory and lower every operation for sm_90, then
@@ -269,14 +272,12 @@ def environment(cache: str) -> dict[str, str]:
     return env | {"TRITON_CACHE_DIR": cache}
 
 
-# the check of each drill's suite that compiles its launches here
-CHECK = "compiles for a GPU (sm_90)"
 _compilers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LearnerCode -> Compiler
 
 
 def begin(code) -> None:
-    """Start the compile process for `code` now, so that it imports triton while the cases
-    before the compile check run."""
+    """Start the compile process for `code` now, so that it confines itself and imports
+    triton while the judge collects the cases."""
     if code not in _compilers or _compilers[code].process.poll() is not None:
         _compilers[code] = Compiler(code)
 

@@ -386,23 +386,28 @@ def value_attributes() -> set[str]:
     their methods and what their own code sets on `self`, but the IR's plumbing."""
     if not _value_attributes:
         import inspect
-        import textwrap
 
         from triton.language import core
 
-        classes = [
-            c
+        classes = {
+            k
             for c in vars(core).values()
             if isinstance(c, type) and issubclass(c, (core.base_value, core.base_type))
-        ]
+            for k in c.__mro__
+            if k.__module__.startswith("triton.language")
+        }
         for cls in classes:
             _value_attributes.update(n for n in dir(cls) if not n.startswith("_"))
-            for own in (k for k in cls.__mro__ if k.__module__.startswith("triton.language")):
-                with contextlib.suppress(OSError, TypeError, SyntaxError):
-                    tree = ast.parse(textwrap.dedent(inspect.getsource(own)))
+        files = {inspect.getsourcefile(cls) for cls in classes} - {None}
+        names = {cls.__name__ for cls in classes}
+        for file in files:  # each read once: what the classes' own code sets on `self`
+            with open(file, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef) and node.name in names:
                     _value_attributes.update(
                         n.attr
-                        for n in ast.walk(tree)
+                        for n in ast.walk(node)
                         if isinstance(n, ast.Attribute)
                         and isinstance(n.ctx, ast.Store)
                         and name_chain(n.value) == ["self"]

@@ -26,7 +26,7 @@ runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torc
 runtime.one_thread_when_interpreting()
 
 from drills import catalog, processes
-from drills.judge import gpu_compile, testing
+from drills.judge import testing
 from drills.judge.remote import LearnerCode, LearnerError, Sandbox
 from drills.limits import CASE_LIMIT
 
@@ -143,9 +143,6 @@ def impl(request):
         Sandbox(**json.loads(sandbox)) if sandbox else None,
     )
     code.begin()
-    checks = {_check_of(item)[0] for item in request.session.items}
-    if kind == "interpreter" and gpu_compile.CHECK in checks:
-        gpu_compile.begin(code)
     yield code
     code.close()
 

@@ -502,7 +502,8 @@ class Executor(Child):
             writable = []
         else:
             env["TRITON_CACHE_DIR"] = kernels_cache("gpu", self.kernel_module["module"])
-            writable = [env["TRITON_CACHE_DIR"]]
+            # CUDA's IPC, which maps the judge's buffers here, works through /dev/shm
+            writable = [env["TRITON_CACHE_DIR"], "/dev/shm"]
         limits = dict(RUNNER_LIMITS)
         user = self.sandbox.user if interpreting else None
         if user and self.sandbox.processes:
@@ -631,10 +632,13 @@ class LearnerCode:
 
     def begin(self) -> None:
         """Start the runner and the executor now, so that they start while the judge collects
-        the cases: a file the judge can tell is not gradable yet (unreadable, not started)
-        starts neither."""
+        the cases, and on the interpreter the compile process that every case's launches go
+        through: a file the judge can tell is not gradable yet (unreadable, not started)
+        starts none of them."""
         if self.source is None or any(map(self.source.raises_not_started, self.source.top_level)):
             return
+        if not runtime.current().is_gpu:  # first: the first case waits for it
+            gpu_compile.begin(self)
         self.runner.begin()
         self.executor.begin()
 
