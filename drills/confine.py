@@ -200,10 +200,7 @@ def _drop_capabilities(user: tuple[int, int] | None = None) -> None:
         last = int(f.read())
     for capability in range(last + 1):
         _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
-    if user:
-        os.setgroups([])
-        os.setgid(user[1])
-        os.setuid(user[0])
+    switch_user(user)
     _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
@@ -267,11 +264,16 @@ def become(user: tuple[int, int] | None, confined: bool = True) -> None:
     if confined:
         _drop_capabilities(user)
     else:
-        if user:
-            os.setgroups([])
-            os.setgid(user[1])
-            os.setuid(user[0])
+        switch_user(user)
         _drop_what_is_held()
+
+
+def switch_user(user: tuple[int, int] | None) -> None:
+    """Become `user` (a uid and gid, no supplementary groups), if one is given."""
+    if user:
+        os.setgroups([])
+        os.setgid(user[1])
+        os.setuid(user[0])
 
 
 def go_on_in_a_child(hand_over) -> None:

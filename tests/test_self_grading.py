@@ -3,6 +3,7 @@ wrong kernel, tests/negatives/) loses points in the check that claims to catch i
 positive control (a correct kernel written differently, tests/positives/) gets full marks, and
 a drill that crashes, hangs or cannot be imported never costs another drill its grade."""
 
+import importlib
 import json
 import os
 import shutil
@@ -801,3 +802,21 @@ def test_an_autotune_key_that_is_not_an_argument_is_named_on_every_triton(tmp_pa
     else:
         assert check.score == check.max_score, check.message
         assert "['K_dim'], which are not its arguments" in check.message, check.message
+
+
+@pytest.mark.parametrize(
+    ("suite", "names"),
+    [
+        ("test_t1_add", ["BLOCK_SIZE"]),
+        ("test_t2_softmax", ["ROWS_PER_PROGRAM"]),
+        ("test_t3_matmul", ["BLOCK_M", "BLOCK_N"]),
+        ("test_t4_matmul", ["BLOCK_SIZE_M", "BLOCK_SIZE_N"]),
+    ],
+)
+def test_a_block_size_of_zero_or_less_never_breaks_the_judges_words(suite, names):
+    """A learner's launch may pass any block size: the words about a wrong element's program
+    are left out for one no program could have, never a ZeroDivisionError of the judge's."""
+    owner = importlib.import_module(suite).owner
+    for value in (0, -64, True):
+        launch = testing.Launch("kernel", (4, 2), {name: value for name in names})
+        assert owner(launch, (5, 3)) == "", (suite, value)

@@ -196,11 +196,7 @@ def _become(job_fd: int, channel: int, log: int) -> None:
         if job.get("judge"):  # the grader's judge: its own user and every privilege it has
             confine.go_on_in_a_child(hand_over)
         else:
-            user = job.get("user")
-            if user:
-                os.setgroups([])
-                os.setgid(user[1])
-                os.setuid(user[0])
+            confine.switch_user(job.get("user"))
             settings = job.get("confinement")
             confinement = confine.Confinement(**settings) if settings else None
             confine.enter(confinement, hand_over)
