@@ -362,7 +362,8 @@ def confined_processes(tmp_path: Path, sandbox: remote.Sandbox) -> dict:
         "the repository": str(catalog.ROOT),
         "Python's packages": sysconfig.get_paths()["purelib"],
         "the judge's triton cache": gpu_compile.judge_cache(),
-        "the folder above the repository": str(catalog.ROOT.parent),
+        "Python's standard library": sysconfig.get_paths()["stdlib"],
+        "the machine's root folder": "/",
     }
 
     def program(scratch: str) -> str:
