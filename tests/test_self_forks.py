@@ -456,3 +456,17 @@ def test_no_segment_the_executor_maps_holds_the_judges_other_memory():
 
     mapped = {segment_of(t) for t in shared}
     assert not {segment_of(t) for t in own} & mapped
+
+
+def test_buffers_the_executor_cannot_open_are_the_judges_failure():
+    """Before anything of the learner's runs in a case, the executor maps the case's buffers:
+    where that fails (on a GPU, CUDA IPC once did), the grade says the grader failed, not that
+    the learner's code crashed."""
+    module = {"module": "import triton\n", "shown_as": "t1_add.py", "left_out": []}
+    executor = remote.Executor("t1_add.py", module, remote.Sandbox(), time.time() + 120)
+    missing = {"id": 1, "ipc": None, "nbytes": 64, "dtype": "float32"}  # a memfd never sent
+    try:
+        with pytest.raises(remote.JudgesOwnFailure, match="could not open the case's buffers"):
+            executor.send({"op": "replay", "steps": [], "buffers": [missing]}, [], 60)
+    finally:
+        executor.stop()

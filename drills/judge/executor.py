@@ -553,7 +553,11 @@ class Executor:
     def handle(self, message: dict, fds: list[int]) -> dict:
         # the buffers stay mapped until the reply is sent: after a CUDA fault, releasing an IPC
         # buffer can crash this process, and the judge would never hear why
-        self.buffers = open_buffers(message.get("buffers", []), fds)
+        try:
+            self.buffers = open_buffers(message.get("buffers", []), fds)
+        except Exception as e:  # noqa: BLE001 - before anything of the learner's ran: the judge's
+            failed = {"type": type(e).__name__, "message": str(e)[:2000], "judges": True}
+            return {"ok": False, "error": failed | {"fatal": is_fatal(e)}}
         self.launching = None
         try:
             return {"ok": True, **getattr(self, "op_" + message["op"])(message, self.buffers)}

@@ -60,6 +60,11 @@ class LearnerError(Exception):
         self.kind = kind
 
 
+class JudgesOwnFailure(Exception):
+    """The judge's own machinery failed on a case, before the learner's code ran in it: the
+    grade says the grader failed, never that the learner's code did."""
+
+
 def _too_big(resources) -> str:
     """A kernel this GPU cannot load (triton's OutOfResources), in words; "" if it is not that."""
     if not isinstance(resources, dict):
@@ -292,6 +297,9 @@ class Child:
         error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
         if error.get("fatal"):
             self.stop()
+        if error.get("judges") and self.role == "executor":
+            said = f"{str(error.get('type'))[:100]}: {str(error.get('message'))[:2000]}"
+            raise JudgesOwnFailure(f"the judge's executor could not open the case's buffers: {said}")
         raise LearnerError(*self._classify(error))
 
     def _receive(self, limit: float, doing: str) -> dict:
