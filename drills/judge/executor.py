@@ -95,6 +95,9 @@ def adapt_interpreter() -> None:
     def bind_builtins(module_globals: dict) -> None:
         # the interpreter patches the builtins of the modules a kernel sees (tl, tl.math), not a
         # name bound to one at import; the GPU compiler resolves such a name to the builtin
+        for name, builtin in PYTHON_BUILTINS_ON_A_GPU.items():
+            if name not in module_globals and hasattr(tl.core, builtin):
+                module_globals[name] = getattr(tl.core, builtin)  # as patched for this launch
         for name, value in list(module_globals.items()):
             try:
                 builtin, stand_in = builtins.get(value), libdevice_stand_ins.get(value)
@@ -117,6 +120,7 @@ def adapt_interpreter() -> None:
             for lang in (tl, tl.core):
                 if lang.range is not unpatched_range:
                     scope.set_attr(lang, "range", tensor_range)
+            scope.set_attr(tl.core.tensor, "__bool__", truth_of_a_scalar)
             if launches:
                 launches[-1] = set()
         bound = launches[-1] if launches else set()
@@ -179,8 +183,7 @@ def reduce_by_halves(op, inputs: tuple) -> list:
         halves = [(v[..., 0::2], v[..., 1::2]) for v in values]
         left = [op.to_tensor(even, t) for (even, _), t in zip(halves, dtypes, strict=True)]
         right = [op.to_tensor(odd, t) for (_, odd), t in zip(halves, dtypes, strict=True)]
-        with blocks_have_no_truth():
-            combined = op.combine_fn.fn(*left, *right)
+        combined = op.combine_fn.fn(*left, *right)  # a block's truth raises (truth_of_a_scalar)
         combined = combined if isinstance(combined, tuple) else (combined,)
         values = [
             np.broadcast_to(
@@ -203,23 +206,24 @@ def reduce_by_halves(op, inputs: tuple) -> list:
     return reduced
 
 
-@contextlib.contextmanager
-def blocks_have_no_truth():
-    """An `if` on a block raises here: the interpreter's own takes any block as true (only a
-    scalar has a truth on a GPU), which would make a combine function that branches on its
-    values quietly wrong when reduce_by_halves hands it blocks."""
-    scalar_truth = tl.core.tensor.__bool__
+# Python's builtins that triton's code generator takes for its own in a kernel: on a GPU
+# max(a, b) of blocks is their elementwise maximum, where Python's max compares them as wholes
+PYTHON_BUILTINS_ON_A_GPU = {"max": "builtin_max", "min": "builtin_min"}
 
-    def truth(tensor):
-        if tensor.handle.data.size != 1:
-            raise TypeError("the truth of a block: the combine function branches on its values")
-        return scalar_truth(tensor)
 
-    tl.core.tensor.__bool__ = truth
-    try:
-        yield
-    finally:
-        tl.core.tensor.__bool__ = scalar_truth
+def truth_of_a_scalar(tensor) -> bool:
+    """A block's truth, as a GPU has it: a scalar's is its value; a block has none (the
+    compiler refuses `if block:`, and makes `and`, `or` and `not` elementwise), where the
+    interpreter's own takes any block as true, so `mask_a and mask_b` would quietly be mask_b
+    here and their elementwise `and` on a GPU."""
+    data = tensor.handle.data
+    if data.size != 1:
+        raise TypeError(
+            f"the truth of a block of {data.size} elements: `if`, `and`, `or` and `not` need "
+            "one value, and a GPU computes `and`, `or` and `not` of blocks element by element, "
+            "which the interpreter cannot: write them as &, | and ~ (tl.where to choose values)"
+        )
+    return bool(data)
 
 
 def skip_unasserted_overflow_checks(builder) -> None:
