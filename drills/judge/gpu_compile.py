@@ -98,13 +98,15 @@ class KernelModule:
     """The learner's @triton.jit functions (the vetted text of kernel_module), made into a
     module: compiled here, run by drills.judge.executor."""
 
+    FILENAME_PREFIX = "<kernels of "  # what the learner's kernels' code objects name as file
+
     def __init__(self, text: str, shown_as: str, left_out: list[str]):
         import linecache
 
         self.text, self.shown_as, self.left_out = text, shown_as, left_out
         # triton reads a kernel's source through inspect: let it find this text, under a name
         # that is no file (the learner's file may have changed since the judge read it)
-        self.filename = f"<kernels of {shown_as}>"
+        self.filename = f"{self.FILENAME_PREFIX}{shown_as}>"
         lines = text.splitlines(keepends=True)
         linecache.cache[self.filename] = (len(text), None, lines, self.filename)
         namespace: dict = {"__name__": "learner_kernels"}
