@@ -162,6 +162,17 @@ def by_halves_else(by_elements: Callable) -> Callable:
     return generic_reduce
 
 
+def combine_blocks(fn: Callable, blocks: list):
+    """fn on blocks, where a block's truth raises whoever's code asks it (truth_of_a_scalar)."""
+    global combining
+    asked = tl.core.tensor.__bool__
+    tl.core.tensor.__bool__, combining = truth_of_a_scalar, True
+    try:
+        return fn(*blocks)
+    finally:
+        tl.core.tensor.__bool__, combining = asked, False
+
+
 def reduce_by_halves(op, inputs: tuple) -> list:
     """tl.reduce with a combine function of the learner's (inductor's max2, a Welford step): the
     interpreter calls it on one element at a time, a Python call per element (most of the 30 s
@@ -183,7 +194,7 @@ def reduce_by_halves(op, inputs: tuple) -> list:
         halves = [(v[..., 0::2], v[..., 1::2]) for v in values]
         left = [op.to_tensor(even, t) for (even, _), t in zip(halves, dtypes, strict=True)]
         right = [op.to_tensor(odd, t) for (_, odd), t in zip(halves, dtypes, strict=True)]
-        combined = op.combine_fn.fn(*left, *right)  # a block's truth raises (truth_of_a_scalar)
+        combined = combine_blocks(op.combine_fn.fn, left + right)
         combined = combined if isinstance(combined, tuple) else (combined,)
         values = [
             np.broadcast_to(
@@ -211,16 +222,21 @@ def reduce_by_halves(op, inputs: tuple) -> list:
 PYTHON_BUILTINS_ON_A_GPU = {"max": "builtin_max", "min": "builtin_min"}
 
 
+combining = False  # while reduce_by_halves runs a combine function on blocks
+
+
 def truth_of_a_scalar(tensor) -> bool:
     """A block's truth in the learner's kernels, as a GPU has it: a scalar's is its value; a
     block has none (the compiler refuses `if block:`, and makes `and`, `or` and `not`
     elementwise), where the interpreter's own takes any block as true, so `mask_a and mask_b`
     would quietly be mask_b here and their elementwise `and` on a GPU. The interpreter's own
-    code asks a block's truth too: there it keeps its answer."""
+    code asks a block's truth too: there it keeps its answer, but in a combine function that
+    reduce_by_halves hands blocks (a library's, inductor's, too)."""
     data = tensor.handle.data
     if data.size == 1:
         return bool(data)
-    if not sys._getframe(1).f_code.co_filename.startswith(KernelModule.FILENAME_PREFIX):
+    asked_by_kernel = sys._getframe(1).f_code.co_filename.startswith(KernelModule.FILENAME_PREFIX)
+    if not (asked_by_kernel or combining):
         return True
     raise TypeError(
         f"the truth of a block of {data.size} elements: `if`, `and`, `or` and `not` need one "
