@@ -1,9 +1,10 @@
-"""Negative controls (tests/negatives/<slug>/NAME.py) as mutations of the references.
+"""Negative controls (tests/negatives/<slug>/NAME.py), and attacks (tests/attacks/<slug>/NAME.py),
+as mutations of the references.
 
-A negative that declares EDITS, a list of (old, new) pairs, stands for its drill's reference in
-solutions/ with each `old` (found there exactly once) replaced by `new`: its mistake reads as a
-diff of a line or two, and follows the reference when the reference changes. A negative whose
-mistake is no small edit (another design altogether) is a whole file, graded as it is.
+A negative or an attack that declares EDITS, a list of (old, new) pairs, stands for its drill's
+reference in solutions/ with each `old` (found there exactly once) replaced by `new`: its mistake
+reads as a diff of a line or two, and follows the reference when the reference changes. One
+whose mistake is no small edit (another design altogether) is a whole file, graded as it is.
 """
 
 import ast

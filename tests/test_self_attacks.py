@@ -37,7 +37,8 @@ checkout, as on a machine that allows none: the integrity guard must undo it. LA
 "course" grades it in a copy without solutions/, as the README tells instructors to hand out.
 No attack stops at the judge's static reading: each is valid Python whose functions all run
 (a test below), so each is graded end to end. Each attack's docstring says what it does and
-what it scored on the grader it was first written against.
+what it scored on the grader it was first written against. An attack that is a small edit of the
+reference says so as EDITS, as a negative does (drills/negatives.py makes the file).
 """
 
 import ast
@@ -51,7 +52,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog
+from drills import catalog, negatives
 from drills.judge import source
 
 ROOT = catalog.ROOT
@@ -195,11 +196,12 @@ def modes(path: Path) -> list[str]:
     return ["default", *LAYERS[meta["LAYER"]], *(["unconfined"] if meta["TAMPERS"] else [])]
 
 
-def test_every_attack_names_its_layer_and_passes_the_static_reading():
+def test_every_attack_names_its_layer_and_passes_the_static_reading(tmp_path):
     for path in ATTACKS:
         meta = attack_meta(path)
         assert meta["LAYER"] in LAYERS, f"{path.name}: LAYER {meta['LAYER']!r}"
-        read = source.read(path, path.name)  # raises where the file cannot be read
+        learner = negatives.standalone(path, tmp_path)  # its EDITS must still apply
+        read = source.read(learner, path.name)  # raises where the file cannot be read
         assert not any(map(read.raises_not_started, read.top_level)), path.name
 
 
@@ -218,7 +220,7 @@ def test_attack_scores_nothing(path, mode, tmp_path):
     impl, out = tmp_path / "impl", tmp_path / "out"
     impl.mkdir()
     out.mkdir()
-    shutil.copy(path, impl / f"{drill.slug}.py")
+    shutil.copy(negatives.standalone(path, tmp_path / "attack"), impl / f"{drill.slug}.py")
     if mode == "sandbox":
         open_to_nobody(repo)
     if meta["CANARY"]:
