@@ -145,21 +145,15 @@ class Guard:
         """What changed since grading started, after putting the judge's files back."""
         changed = self._restore_files()
         self._drop_new_caches()
-        for path, stat in self.environment.items():
+        for path, then in self.environment.items():
             now = _stat(path)
-            if now != stat:
+            if now != then:
                 changed.append(f"{path} (in the Python environment)")
             if path.endswith(os.sep + "*"):  # what was added there goes aside
-                for name in sorted(set(now) - set(stat)):
-                    self._quarantine_outside(Path(path).parent / name)
+                for name in sorted(set(now) - set(then)):
+                    added = Path(path).parent / name
+                    self._quarantine(added, Path("python-environment", *added.parts[1:]))
         return changed
-
-    def _quarantine_outside(self, path: Path) -> None:
-        """Move an entry added to a folder of Python's out of every later Python's way."""
-        kept = self.root / ".drills" / "quarantine" / time.strftime("%Y%m%d-%H%M%S")
-        kept = kept / "python-environment" / str(path).lstrip(os.sep)
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(path, kept)
 
     def _restore_files(self) -> list[str]:
         """Move every changed or new entry aside and write back the files as they were; in
@@ -172,7 +166,7 @@ class Guard:
             if now.get(n) != self.files.get(n) or n.startswith(flooded)
         )
         for name in changed:
-            self._quarantine(name)
+            self._quarantine(self.root / name, Path(name))
             kind, content = self.files.get(name, ("", b""))
             if kind == "file":
                 path = self.root / name
@@ -182,12 +176,12 @@ class Guard:
                     f.write(content)
         return changed
 
-    def _quarantine(self, name: str) -> None:
-        """Move a changed or added file out of the judge's way, without losing it."""
-        path = self.root / name
+    def _quarantine(self, path: Path, kept_as: Path) -> None:
+        """Move a changed or added file out of the judge's way (or a later Python's), without
+        losing it: to `kept_as` in this check's quarantine folder."""
         if not (path.exists() or path.is_symlink()):
             return
-        kept = self.root / ".drills" / "quarantine" / time.strftime("%Y%m%d-%H%M%S") / name
+        kept = self.root / ".drills" / "quarantine" / time.strftime("%Y%m%d-%H%M%S") / kept_as
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(path, kept)
 

@@ -190,8 +190,9 @@ class Compiler:
             cache = remote.kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0])
         confinement = remote.confinement(writable=[cache])
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the process
+        how = json.dumps([confinement, user])
         self.process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "drills.judge.gpu_compile", json.dumps([confinement, user])],
+            [sys.executable, "-B", "-m", "drills.judge.gpu_compile", how],
             cwd=catalog.ROOT,
             env=environment(cache),
             stdin=subprocess.PIPE,
@@ -235,7 +236,9 @@ class Compiler:
             ended = self._end()
             self.errors.seek(0)
             said = self.errors.read().decode(errors="replace")[-2000:]
-            raise CompilerDidNotStart(f"the judge's compile process did not start ({ended}): {said}")
+            raise CompilerDidNotStart(
+                f"the judge's compile process did not start ({ended}): {said}"
+            )
         self.started = True
 
     def answer(self) -> str | None:
@@ -295,25 +298,6 @@ NOT_COMPILED = (
     "runs on the CPU interpreter but does not compile for a GPU (sm_90), so its run counts for "
     "nothing:"
 )
-
-
-def check_compiles(case) -> None:
-    """Fail the test unless the case (a drills.judge.testing.Case) passes: the points are for a
-    working kernel that a GPU would also accept.
-
-    On a GPU, launching compiles for real, so running the case is the check. On the
-    interpreter, every case's launches are compiled for sm_90 before their run counts
-    (drills.judge.testing.watch), so running the case is the check there too.
-    """
-    import pytest
-
-    from drills.judge.testing import failure, watch
-
-    before = {name: g.snapshot() for name, g in case.inputs.items()}
-    watched = watch(case, with_out=True)
-    wrong = failure(case, watched, before)
-    if wrong:
-        pytest.fail(f"case {case.name}: {wrong}", pytrace=False)
 
 
 def judge_cache() -> str:

@@ -82,10 +82,7 @@ class KernelModule:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.host_functions.add(stmt.name)
             self.constants.discard(stmt.name)
-        elif isinstance(stmt, ast.If) and (taken := self.branch(stmt, before)) is not None:
-            for inner in taken:
-                self.add_statement(inner, before)
-        elif isinstance(stmt, ast.Try) and (taken := self.import_tried(stmt)) is not None:
+        elif (taken := self.statements_run(stmt, before)) is not None:
             for inner in taken:
                 self.add_statement(inner, before)
         elif not is_main_block(stmt):  # for, with, try, an `if` it cannot decide: unknown
@@ -96,6 +93,15 @@ class KernelModule:
             }
             self.constants -= stored
             self.left_out_values |= stored
+
+    def statements_run(self, stmt: ast.stmt, before: list[ast.stmt]) -> list[ast.stmt] | None:
+        """The statements a module-level `if` or `try` runs where the module runs, or None
+        where it is neither or the judge cannot tell."""
+        if isinstance(stmt, ast.If):
+            return self.branch(stmt, before)
+        if isinstance(stmt, ast.Try):
+            return self.import_tried(stmt)
+        return None
 
     def branch(self, stmt: ast.If, before: list[ast.stmt]) -> list[ast.stmt] | None:
         """The branch of a module-level `if` the module takes where it runs (if HAS_FAST_EXP:
@@ -118,7 +124,8 @@ class KernelModule:
         caught = [name_chain(h.type) if h.type is not None else None for h in handlers]
         if len(handlers) != 1 or caught[0] is None or caught[0][-1] not in IMPORT_ERRORS:
             return None
-        if stmt.finalbody or not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in stmt.body):
+        imports_only = all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in stmt.body)
+        if stmt.finalbody or not imports_only:
             return None
         paths = [path for s in stmt.body for _, path in import_bindings(s)]
         if not paths or any(path.split(".")[0] not in ("triton", "math") for path in paths):
@@ -356,7 +363,8 @@ def scoped(fn: ast.FunctionDef) -> list[tuple[ast.AST, set[str]]]:
     def stores(node: ast.AST) -> set[str]:
         if isinstance(node, COMPREHENSIONS + (ast.Lambda,)):
             return set()
-        own = {node.id} if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else set()
+        stored = isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        own = {node.id} if stored else set()
         return own.union(*(stores(child) for child in ast.iter_child_nodes(node)))
 
     def visit(node: ast.AST, names: set[str]) -> None:

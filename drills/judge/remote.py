@@ -23,8 +23,8 @@ import tempfile
 import time
 import weakref
 from dataclasses import dataclass
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import torch
 
@@ -299,7 +299,9 @@ class Child:
             self.stop()
         if error.get("judges") and self.role == "executor":
             said = f"{str(error.get('type'))[:100]}: {str(error.get('message'))[:2000]}"
-            raise JudgesOwnFailure(f"the judge's executor could not open the case's buffers: {said}")
+            raise JudgesOwnFailure(
+                f"the judge's executor could not open the case's buffers: {said}"
+            )
         raise LearnerError(*self._classify(error))
 
     def _receive(self, limit: float, doing: str) -> dict:

@@ -33,7 +33,7 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)
     [0 for inspect in ()]
-    inspect.builtins.exec(PAYLOAD, {"x": x, "y": y})
+    inspect.builtins.exec(PAYLOAD, {"x": x, "y": y})  # noqa: F821 - the interpreter's global
     tl.store(out_ptr + offsets, x, mask=mask)
 
 

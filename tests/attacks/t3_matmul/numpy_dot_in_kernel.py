@@ -12,14 +12,16 @@ EDITS = [
     ("        acc = tl.dot(a, b, acc)\n", "        acc = product(a, b, acc)\n"),
     (
         "@triton.jit\ndef matmul_kernel(",
-        "@triton.jit\n"
-        "def product(a, b, acc):\n"
-        "    # numpy's matmul on the blocks' arrays, in place of tl.dot\n"
-        '    acc.handle.data += a.handle.data.astype("float32") @ b.handle.data.astype("float32")\n'
-        "    return acc\n"
-        "\n"
-        "\n"
-        "@triton.jit\n"
-        "def matmul_kernel(",
+        (
+            "@triton.jit\n"
+            "def product(a, b, acc):\n"
+            "    # numpy's matmul on the blocks' arrays, in place of tl.dot\n"
+            '    acc.handle.data += a.handle.data.astype("float32") @ b.handle.data.astype("float32")\n'
+            "    return acc\n"
+            "\n"
+            "\n"
+            "@triton.jit\n"
+            "def matmul_kernel("
+        ),
     ),
 ]
