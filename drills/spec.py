@@ -70,6 +70,7 @@ SPECS = {
                 5,
             ),
             Check("compiles", "compiles for a GPU (sm_90)", 5),
+            Check("int64", "indexes past 2^31 elements (int64 offsets)", 0),
         ),
         bench_shapes=tuple(
             {"rows": m, "cols": n, "dtype": dtype}
@@ -93,6 +94,7 @@ SPECS = {
                 5,
             ),
             Check("compiles", "compiles for a GPU (sm_90)", 5),
+            Check("int64", "indexes past 2^31 elements (int64 offsets)", 0),
         ),
         bench_shapes=tuple(
             {"mnk": mnk}
@@ -129,6 +131,7 @@ SPECS = {
                 5,
             ),
             Check("compiles", "compiles for a GPU (sm_90)", 5),
+            Check("int64", "indexes past 2^31 elements (int64 offsets)", 0),
         ),
         # b_t: b is w.t(), a transposed view (the layout of a linear layer's weight)
         bench_shapes=tuple(

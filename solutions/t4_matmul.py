@@ -127,8 +127,10 @@ def matmul_kernel(
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
     pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
 
-    offs_am = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)  # [BLOCK_SIZE_M]
-    offs_bn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)  # [BLOCK_SIZE_N]
+    # int64 indices, so that offs_am * stride_am (and offs_bn * stride_bn for b = w.t()) cannot
+    # wrap to a negative offset once a row starts past 2^31 elements
+    offs_am = pid_m.to(tl.int64) * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)  # [BLOCK_SIZE_M]
+    offs_bn = pid_n.to(tl.int64) * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)  # [BLOCK_SIZE_N]
     offs_k = tl.arange(0, BLOCK_SIZE_K)  # [BLOCK_SIZE_K]
     # strides, not shapes: a transposed or sliced operand is read where it lies
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak

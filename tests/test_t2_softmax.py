@@ -67,11 +67,15 @@ MAX_HINTS = dataclasses.replace(
     nan="exp(1000) is inf in float32, and inf / inf is NaN: subtract the row max before exp. "
     "It changes nothing mathematically and keeps every exp() at most 1.",
 )
-INT64 = (
-    "row * stride_x_row passes 2^31 here and wraps in int32: compute row offsets in int64, "
-    "row.to(tl.int64) * stride_x_row."
-)
-INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=INT64)
+
+
+def int64_advice(tensor: str, stride: str) -> str:
+    """What an int32 row offset into `tensor` does once a row starts past 2^31 elements."""
+    return (
+        f"the last row of {tensor} starts past 2^31 elements, where row * {stride} wraps "
+        f"negative in int32: compute row offsets in int64, row.to(tl.int64) * {stride}."
+    )
+
 STRIDE_HINTS = dataclasses.replace(
     HINTS,
     values="Row r starts at x_ptr + r * stride_x_row, which is not n_cols when x is a slice of "
@@ -357,20 +361,29 @@ def test_row_strides(impl, shape, gap):
     run_case(dataclasses.replace(case, through_strides=True))
 
 
-@check("strides")
+@check("int64")
 @pytest.mark.parametrize(
-    "gap", [pytest.param(2**30, id="3x512-x-row-stride-2^30+512", marks=needs_gpu("4.3 GB x"))]
+    "gap, tensor, stride",
+    [
+        pytest.param(
+            (2**30, 0), "x", "stride_x_row", id="x-row-stride-2^30+512", marks=needs_gpu("4.3 GB x")
+        ),
+        pytest.param(
+            (0, 2**30),
+            "out",
+            "stride_out_row",
+            id="out-row-stride-2^30+512",
+            marks=needs_gpu("4.3 GB out"),
+        ),
+    ],
 )
-def test_row_offsets_past_2_31(impl, gap):
-    # x's last row starts 2^31 + 1024 elements in: row * stride wraps where it is int32
+def test_row_offsets_past_2_31(impl, gap, tensor, stride):
+    # 3 rows of 512, the last starting 2^31 + 1024 elements in
+    advice = int64_advice(tensor, stride)
+    hints = dataclasses.replace(HINTS, outside=advice, unwritten=advice, values=advice)
     with big_gpu_memory(40e9):  # no local holds the case, so its buffers go back after it
-        run_case(
-            dataclasses.replace(
-                make_case(impl, 3, 512, torch.float16, seed=4, gap=(gap, 0), hints=INT64_HINTS),
-                through_strides=True,
-                fault_advice=INT64,
-            )
-        )
+        case = make_case(impl, 3, 512, torch.float16, seed=4, gap=gap, hints=hints)
+        run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
 @check("rows")

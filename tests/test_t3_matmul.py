@@ -84,8 +84,8 @@ RESET_HINTS = dataclasses.replace(
 )
 
 INT64 = (
-    "rows * K passes 2^31 here and wraps in int32: compute row offsets in int64, "
-    "rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)."
+    "a's last rows start past 2^31 elements, where rows * K wraps negative in int32: compute "
+    "row indices in int64, rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)."
 )
 INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=INT64)
 
@@ -228,7 +228,7 @@ def past_2_31_case(impl, M: int) -> Case:
     )
 
 
-@check("row_lengths")
+@check("int64")
 @pytest.mark.parametrize(
     "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
 )

@@ -20,6 +20,7 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
+    big_gpu_memory,
     check_allocates,
     checks_of,
     device,
@@ -515,6 +516,50 @@ def test_compiles_for_gpu(impl):
         ]
         for case in gpu_config_cases(impl, (100, 70, 48), 8, ran):
             run_case(case)
+
+
+def int64_advice(tensor: str, offsets: str, stride: str) -> str:
+    """What an int32 offset into `tensor` does once one of its rows starts past 2^31 elements."""
+    return (
+        f"{tensor}'s last row starts past 2^31 elements, where {offsets} * {stride} wraps "
+        f"negative in int32: compute {offsets} in int64, from pid_m.to(tl.int64) and "
+        "pid_n.to(tl.int64)."
+    )
+
+
+@check("int64")
+@pytest.mark.parametrize(
+    "shape, layout, advice",
+    [
+        pytest.param(
+            (3, 16, 64),
+            {"gaps": (2**30, 0, 0)},
+            int64_advice("a", "offs_am", "stride_am"),
+            id="a-row-stride-2^30+64",
+            marks=needs_gpu("4.3 GB a"),
+        ),
+        pytest.param(
+            (16, 3, 64),
+            {"b_t": True, "gaps": (0, 2**30, 0)},
+            int64_advice("b = w.t()", "offs_bn", "stride_bn"),
+            id="b=w.t()-column-stride-2^30+64",
+            marks=needs_gpu("4.3 GB w"),
+        ),
+        pytest.param(
+            (3, 16, 64),
+            {"gaps": (0, 0, 2**30)},
+            int64_advice("out", "offs_am", "stride_cm"),
+            id="out-row-stride-2^30+16",
+            marks=needs_gpu("4.3 GB out"),
+        ),
+    ],
+)
+def test_offsets_past_2_31(impl, shape, layout, advice):
+    # three rows (of a, of w, of out) 2^30 + a row apart: the last starts past 2^31 elements
+    hints = dataclasses.replace(HINTS, outside=advice, unwritten=advice, values=advice)
+    with big_gpu_memory(40e9):  # no local holds the case, so its buffers go back after it
+        case = make_case(impl, *shape, seed=12, hints=hints, **layout)
+        run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
 # ---------------------------------------------------------------------------------------------
