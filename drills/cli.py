@@ -125,9 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from drills import processes, runtime
         from drills import sandbox as sandboxing
+        from drills.versions import unsupported
 
-        rt = runtime.current()
         versions = runtime.versions()
+        problem = unsupported(versions)
+        if problem:
+            print(f"grader.py: {problem}", file=sys.stderr)
+            return 2
+        rt = runtime.current()
     except ImportError as e:
         print(
             f"grader.py: the environment is broken: {e}. Run `make grade`, which sets up "
@@ -280,9 +285,7 @@ def _drills_at_once(rt) -> int:
     cores = max(1, int(resources.cpus()))
     if not rt.is_gpu:
         return max(1, min(2, cores, resources.memory_bytes() // MEMORY_PER_DRILL))
-    import torch
-
-    roomy = torch.cuda.get_device_properties(0).total_memory >= 8 << 30
+    roomy = rt.gpu.memory >= 8 << 30
     return min(len(catalog.DRILLS), cores) if roomy else 1
 
 

@@ -217,21 +217,6 @@ def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]], on_gpu: boo
     return problems
 
 
-def untested(versions: dict[str, tuple[str, tuple[int, ...]]]) -> list[str]:
-    """torch or triton outside the range the drills are tested on, each with what to do."""
-    from drills.versions import in_range, tested_ranges
-
-    ranges = tested_ranges()
-    install = " ".join(f"'{name}{spec}'" for name, spec in ranges.items())
-    return [
-        f"{name} {versions[name][0]} is outside the range the drills are tested on "
-        f"({name}{spec}, from pyproject.toml). The references are graded below: if they pass, "
-        f"so can yours. If they do not: .venv/bin/pip install {install}"
-        for name, spec in ranges.items()
-        if versions[name][1] and not in_range(versions[name][0], spec)
-    ]
-
-
 def run_showing_progress(command: list[str], every: float = 15.0) -> subprocess.CompletedProcess:
     """Run `command` in the checkout, its output captured, saying every `every` seconds that it
     is still running: a wait of a minute with nothing on the screen looks like a hang."""
@@ -262,6 +247,7 @@ def doctor() -> int:
     for name, (text, _) in versions.items():
         print(f"{name:<8} {text}")
     from drills import runtime
+    from drills.versions import unsupported
 
     rt = runtime.current()
     if rt.is_gpu:
@@ -274,8 +260,11 @@ def doctor() -> int:
     problems = known_problems(versions, on_gpu=rt.is_gpu)
     for problem in problems:
         print(f"\nproblem: {problem}")
-    for note in untested(versions):
-        print(f"\nnote: {note}")
+    outside = unsupported({name: text for name, (text, _) in versions.items()})
+    if outside:
+        # the grader refuses such versions before it grades anything
+        print(f"\nproblem: {outside}")
+        return 1
     print(
         "\nGrading the reference solutions here, to check the environment itself (under a "
         "minute on 2 idle cores, longer on a busy machine)...",

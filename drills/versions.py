@@ -65,8 +65,32 @@ def tested_ranges() -> dict[str, str]:
 
 
 def in_range(version: str, spec: str) -> bool:
+    if not re.match(r"\d+\.\d+", version):  # "not installed"
+        return False
     low, high = re.fullmatch(r">=([\d.]+),<([\d.]+)", spec).groups()
     return parse(low) <= parse(version) < parse(high)
+
+
+def unsupported(found: dict[str, str]) -> str:
+    """One line for a torch or triton outside the tested range, whichever environment the grader
+    runs in (a learner's own venv too), naming what is installed and the command that installs
+    versions in range; "" when both are in it. Outside it a verdict would blame the learner's
+    code for the environment: triton 3.5 runs no kernel the judge can see, so the reference
+    itself scored 0."""
+    ranges = tested_ranges()
+    outside = [
+        f"{name} {found[name]}"
+        for name, spec in ranges.items()
+        if not in_range(found[name], spec)
+    ]
+    if not outside:
+        return ""
+    wanted = " ".join(f"'{name}{spec}'" for name, spec in ranges.items())
+    return (
+        f"{' and '.join(outside)} {'is' if len(outside) == 1 else 'are'} outside the versions the "
+        f"drills are tested on ({', '.join(n + s for n, s in ranges.items())}), so nothing was "
+        f"graded: install tested ones with {sys.executable} -m pip install {wanted}"
+    )
 
 
 def environment(version: str) -> str:

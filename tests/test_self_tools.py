@@ -220,17 +220,33 @@ def test_known_bad_combinations_are_named():
     assert fine == []
 
 
-def test_a_torch_or_triton_outside_the_tested_range_is_noted_with_what_to_install():
-    installed = {"torch": ("2.15.0", (2, 15)), "triton": ("3.9.0", (3, 9))}
-    [note] = tools.untested(installed)
-    assert note.startswith("torch 2.15.0 is outside the range")
+def test_a_torch_or_triton_outside_the_tested_range_is_named_with_what_to_install():
+    note = versions.unsupported({"torch": "2.15.0", "triton": "3.9.0"})
+    assert note.startswith("torch 2.15.0 is outside the versions the drills are tested on")
+    assert f"{sys.executable} -m pip install" in note
     for name, spec in versions.tested_ranges().items():
         assert f"'{name}{spec}'" in note
-    assert tools.untested({"torch": ("2.14.1+cu130", (2, 14)), "triton": ("3.6.0", (3, 6))}) == []
-    assert (
-        "triton 3.3.1"
-        in tools.untested({"torch": ("2.11", (2, 11)), "triton": ("3.3.1", (3, 3))})[0]
+    assert versions.unsupported({"torch": "2.14.1+cu130", "triton": "3.6.0"}) == ""
+    assert "triton 3.5.0 is" in versions.unsupported({"torch": "2.11", "triton": "3.5.0"})
+    assert "torch not installed and triton 3.10.0 are" in versions.unsupported(
+        {"torch": "not installed", "triton": "3.10.0"}
     )
+
+
+def test_the_grader_refuses_an_untested_triton_in_one_line_before_grading():
+    # triton 3.5 once graded the T1 reference 0/100, blaming the code for the environment
+    pretend = (
+        "import sys; from drills import runtime, cli; "
+        "runtime.versions = lambda: {'python': '3', 'torch': '2.14.1', 'triton': '3.5.0'}; "
+        "sys.exit(cli.main(['t1', '--impl', 'solutions']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", pretend], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert "triton 3.5.0 is outside the versions" in line and "pip install" in line
 
 
 @pytest.mark.slow

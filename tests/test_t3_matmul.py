@@ -206,37 +206,6 @@ def test_row_strides(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=5), seed=5, hints=STRIDE_HINTS))
 
 
-def past_2_31_case(impl, M: int) -> Case:
-    """a of M x 64 (2^31 + 4096 elements for M = 2^25 + 64) @ b of 64 x 16: its last rows start
-    past 2^31, where rows * K wraps in int32. Small integers keep a @ b exact, so torch's own
-    product is the answer (float64 copies of a would take 17 GB)."""
-    N, K = 16, 64
-    gen = generator(11)
-    a = small_integers(M, K, generator=gen, device=device()).half()
-    b = small_integers(K, N, generator=gen, device=device()).half()
-    return Case(
-        name=f"M={M} N={N} K={K} seed=11 small integers, exact",
-        fn=impl.matmul,
-        inputs={"a": Guarded.holding(a), "b": Guarded.holding(b)},
-        out=Guarded((M, N), torch.float16, output=True),
-        expected=a @ b,
-        tol=EXACT,
-        hints=INT64_HINTS,
-        owner=owner,
-        tile=matmul_tile,
-        fault_advice=INT64,
-    )
-
-
-@check("int64")
-@pytest.mark.parametrize(
-    "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
-)
-def test_row_offsets_past_2_31(impl, M):
-    with big_gpu_memory(48e9):  # no local holds the case, so its buffers go back after it
-        run_case(past_2_31_case(impl, M))
-
-
 @check("grid")
 @pytest.mark.parametrize(
     "shape",
@@ -270,6 +239,37 @@ def test_launches_kernel(impl):
 @check("compiles")
 def test_compiles_for_gpu(impl):
     run_case(make_case(impl, 96, 80, 48, seed=10))
+
+
+def past_2_31_case(impl, M: int) -> Case:
+    """a of M x 64 (2^31 + 4096 elements for M = 2^25 + 64) @ b of 64 x 16: its last rows start
+    past 2^31, where rows * K wraps in int32. Small integers keep a @ b exact, so torch's own
+    product is the answer (float64 copies of a would take 17 GB)."""
+    N, K = 16, 64
+    gen = generator(11)
+    a = small_integers(M, K, generator=gen, device=device()).half()
+    b = small_integers(K, N, generator=gen, device=device()).half()
+    return Case(
+        name=f"M={M} N={N} K={K} seed=11 small integers, exact",
+        fn=impl.matmul,
+        inputs={"a": Guarded.holding(a), "b": Guarded.holding(b)},
+        out=Guarded((M, N), torch.float16, output=True),
+        expected=a @ b,
+        tol=EXACT,
+        hints=INT64_HINTS,
+        owner=owner,
+        tile=matmul_tile,
+        fault_advice=INT64,
+    )
+
+
+@check("int64")
+@pytest.mark.parametrize(
+    "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
+)
+def test_row_offsets_past_2_31(impl, M):
+    with big_gpu_memory(48e9):  # no local holds the case, so its buffers go back after it
+        run_case(past_2_31_case(impl, M))
 
 
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
