@@ -104,7 +104,8 @@ KINDS = (
         "（地址、mask、累加）。",
     ),
     Kind(
-        r"\breturned (\(.*expected|\w+, not a tensor|one of its inputs)|when `out` is given",
+        r"\breturned (\(.*expected|\w+, not a tensor|one of its inputs|a tensor on)"
+        r"|when `out` is given",
         "返回的张量不对",
         "返回值不对：不是张量、返回了输入，或 shape、dtype、device 不符合要求。没传 `out` 时"
         "按输入的 dtype 和 device 分配新的输出（例如 `torch.empty_like(x)`），传了就写进 `out`；"
@@ -116,6 +117,13 @@ KINDS = (
         "`grouped_tile` 要把 pid 一一对应到 Tile：每个 Tile 恰好一个 pid，而且组内按列走。"
         "最后一组可能不满，组的高度要截断成 `min(num_pid_m - first_pid_m, GROUP_SIZE_M)`。"
         "英文说明给出了第一个出错的 pid 或 Tile。",
+    ),
+    Kind(
+        r"does not visit its tiles in grouped order",
+        "Kernel 没有按分组顺序走 Tile",
+        "结果是对的，但 Kernel 自己没有按分组顺序给 Program 分配 Tile（例如直接用了 "
+        "`pid // num_pid_n` 和 `pid % num_pid_n`）。在 Kernel 里用 "
+        "`grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)` 算出 `pid_m` 和 `pid_n`。",
     ),
     Kind(
         r"is not autotuned",

@@ -195,7 +195,13 @@ def test_no_writes_outside(impl, n):
 
 @check("allocates")
 @pytest.mark.parametrize(
-    "dtype", [pytest.param(torch.float32, id="fp32"), pytest.param(torch.float16, id="fp16")]
+    "dtype",
+    [
+        pytest.param(torch.float32, id="fp32"),
+        pytest.param(torch.float16, id="fp16"),
+        pytest.param(torch.int32, id="int32"),
+        pytest.param(torch.bfloat16, id="bf16", marks=needs_bf16()),
+    ],
 )
 def test_allocates_result(impl, dtype):
     check_allocates(make_case(impl, 1000, dtype, seed=5))

@@ -180,9 +180,10 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
             lanes = block - n_cols
             if left(zero_padded(block)):
                 return (
-                    f"the {lanes} masked lanes past n_cols were loaded as 0: each adds "
-                    "exp(0 - max) to the row's sum, and 0 becomes the max of a row of "
-                    "negative numbers. Load them as -inf: tl.load(..., other=-float('inf'))."
+                    f"the {lanes} masked lanes past n_cols were loaded as 0, or as another "
+                    "number that a row below it cannot beat (-1e4 is one for a row near -1e5): "
+                    "each adds exp(0 - max) to the row's sum, and the padding becomes the max "
+                    "of a row below it. Load them as -inf: tl.load(..., other=-float('inf'))."
                 )
             if left(in_fp32(x, row_max.clamp(min=0))):
                 return (
@@ -234,18 +235,21 @@ def make_case(
     shift: float = 0.0,
     row_shift: float = 0.0,
     late_max: bool = False,
+    spike: float = 0.0,
     gap: tuple[int, int] = (0, 0),
     hints: Hints = HINTS,
 ) -> Case:
     """A softmax case on randn * scale + shift. row_shift moves rows apart, by -row_shift, 0
     and +row_shift in turn, so rows that share a program differ in scale; late_max adds a ramp
-    along each row, so its max lies near its end. gap puts canaries between the rows of the
-    input and of the output (gap[0] and gap[1] elements), giving each its own row stride."""
+    along each row, so its max lies near its end; spike lifts one element near each row's end
+    that far above the rest. gap puts canaries between the rows of the input and of the output
+    (gap[0] and gap[1] elements), giving each its own row stride."""
     gen = generator(seed)
     x = torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift
     x += row_shift * (torch.arange(n_rows, device=device())[:, None] % 3 - 1)
     if late_max:
         x += torch.linspace(0, 8, n_cols, device=device())
+    x[:, -3:-2] += spike
     x = x.to(dtype)
     inputs = {"x": Guarded.holding(x, row_gap=gap[0])}
     out = Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1])
@@ -255,6 +259,7 @@ def make_case(
         + (f" shift={shift:g}" if shift else "")
         + (f" rows apart by {row_shift:g}" if row_shift else "")
         + (" max late in the row" if late_max else "")
+        + (f" a spike of +{spike:g} near the row's end" if spike else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
         inputs=inputs,
@@ -300,6 +305,9 @@ def test_softmax_twice(impl):
     [
         *(pytest.param(p, -4.0, id=f"{p[0]}x{p[1]}") for p in ((37, 781), (8, 1000), (3, 17))),
         pytest.param((5, 300), -300.0, id="5x300-shift-300"),
+        # padding with a finite number (-1e4, fp16's -65504) instead of -inf: it wins the max of
+        # a row below it
+        pytest.param((5, 300), -1e5, id="5x300-shift-1e5"),
         pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, id="drawn"),
         pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
     ],
@@ -310,6 +318,10 @@ def test_pads_with_minus_inf(impl, shape, shift):
     case = make_case(impl, *sides(shape, seed=2), seed=2, shift=shift, hints=PAD_HINTS)
     if shift < -100:
         case.tol = NEAR_1000  # as in the max check
+    if shift < -1e4:
+        # fp32 values near -1e5 are 0.008 apart: a kernel that scales x for exp2 before it
+        # subtracts the max is right to 1%, and a finite padding makes every output 0
+        case.tol = Tolerance(1e-8, 1e-2)
     run_case(case)
 
 
@@ -389,22 +401,28 @@ def test_dtypes(impl, dtype):
 
 @check("wide")
 @pytest.mark.parametrize(
-    "shape, late_max",
+    "shape, late_max, spike",
     [
-        pytest.param((2, 5000), False, id="2x5000"),
-        pytest.param((3, 4097), False, id="3x4097"),
+        pytest.param((2, 5000), False, 0.0, id="2x5000"),
+        pytest.param((3, 4097), False, 0.0, id="3x4097"),
         # a kernel that walks the row in blocks meets a larger max in every block
-        pytest.param((2, 9000), True, id="2x9000-max-late"),
+        pytest.param((2, 9000), True, 0.0, id="2x9000-max-late"),
         pytest.param(
             Drawn(((2, 2), (4097, 9000)), near=(1024, 2048, 4096), offsets=(-1, 1, 5)),
             True,
+            0.0,
             id="drawn-max-late",
         ),
-        pytest.param((64, 65536), False, id="64x65536", marks=needs_gpu("too large")),
+        # a max taken over every block but the last is fine while the last holds nothing more
+        # than 88 above the rest (exp(88) is fp32's largest): these rows hold one, in their last
+        # block whether the blocks divide the row or not
+        pytest.param((2, 9000), False, 100.0, id="2x9000-spike-at-the-end"),
+        pytest.param((2, 8192), False, 100.0, id="2x8192-spike-at-the-end"),
+        pytest.param((64, 65536), False, 0.0, id="64x65536", marks=needs_gpu("too large")),
     ],
 )
-def test_long_rows(impl, shape, late_max):
-    run_case(make_case(impl, *sides(shape, seed=8), seed=8, late_max=late_max))
+def test_long_rows(impl, shape, late_max, spike):
+    run_case(make_case(impl, *sides(shape, seed=8), seed=8, late_max=late_max, spike=spike))
 
 
 @check("inside")
@@ -418,6 +436,25 @@ def test_stays_inside(impl, shape):
 def test_launches_kernel(impl):
     run_case(make_case(impl, 10, 300, seed=10))
     check_allocates(make_case(impl, 10, 300, seed=10))
+
+
+@check("launches")
+@pytest.mark.parametrize(
+    "dtype, gap",
+    [
+        pytest.param(torch.float16, (0, 0), id="fp16"),
+        pytest.param(torch.bfloat16, (0, 0), id="bf16", marks=needs_bf16()),
+        # rows of a wider x: the new output is contiguous, its row stride is not x's
+        pytest.param(torch.float32, (3, 0), id="x-row-stride-303"),
+    ],
+)
+def test_allocates_its_result(impl, dtype, gap):
+    own_stride = (
+        "out= was not given: the new output is contiguous, so its row stride is out.stride(0) "
+        "(n_cols), not x.stride(0): give the kernel each tensor's own row stride."
+    )
+    hints = dataclasses.replace(HINTS, values=own_stride, nan=own_stride) if any(gap) else HINTS
+    check_allocates(make_case(impl, 10, 300, dtype, seed=10, gap=gap, hints=hints))
 
 
 @check("compiles")

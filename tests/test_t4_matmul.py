@@ -35,6 +35,7 @@ from drills.judge.testing import (
     run_twice,
     sides,
     small_integers,
+    stored_by,
 )
 
 # as in t3: fp16 output rounding dominates; each case measures it against |a| @ |b|
@@ -429,6 +430,46 @@ def test_grouped_order(impl, grid):
         pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
+def grouped_stores(launch, writers: torch.Tensor) -> str:
+    """Case.stores for a matmul case: the kernel's own order of tiles, from which program
+    stored each. Tile i of the grouped order belongs to program i, or, where programs take
+    several tiles, to program i % programs (a persistent kernel's stride over the tiles) or
+    i // tiles-per-program; a split-K program's id counts along axis 0 only. A kernel whose
+    launch does not name BLOCK_SIZE_M, BLOCK_SIZE_N and GROUP_SIZE_M is left to the probe."""
+    if launch is None:
+        return ""
+    sizes = [launch.size(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M")]
+    if None in sizes:
+        return ""
+    bm, bn, group = sizes
+    grid = (-(-writers.shape[0] // bm), -(-writers.shape[1] // bn), group)
+    order = grouped_order(*grid)
+    axis0 = launch.grid[0]
+    per_program = -(-len(order) // axis0)
+    stored = [
+        {p % axis0 for p in stored_by(writers[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn])}
+        for m, n in order
+    ]
+    for owner_of in (lambda i: i % axis0, lambda i: i // per_program):
+        if all(programs == {owner_of(i)} for i, programs in enumerate(stored)):
+            return ""
+    i = next(i for i, programs in enumerate(stored) if programs != {i % axis0})
+    return (
+        f"c is right, but the kernel does not visit its tiles in grouped order: tile "
+        f"{order[i]} was stored by program {sorted(stored[i]) or 'none'}, and in grouped order "
+        f"({grid[0]} x {grid[1]} tiles, GROUP_SIZE_M = {group}) it is program {i % axis0}'s. "
+        "Take the kernel's tile from grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M), "
+        "the helper the probe checks, not from pid // num_pid_n and pid % num_pid_n."
+    )
+
+
+@check("grouped")
+def test_kernel_visits_tiles_in_grouped_order(impl):
+    # which program stored each tile of c, seen on the interpreter (a GPU shows only values):
+    # a right grouped_tile that the kernel does not call leaves c right
+    run_case(dataclasses.replace(make_case(impl, 160, 112, 32, seed=13), stores=grouped_stores))
+
+
 @check("last_group")
 @pytest.mark.parametrize(
     "grid",
@@ -503,6 +544,8 @@ def test_launches_kernel(impl):
     # the shape and layout of a strides case: compiled already
     run_case(make_case(impl, 96, 80, 72, seed=7, b_t=True))
     check_allocates(make_case(impl, 96, 80, 72, seed=7, b_t=True))
+    # a new c is contiguous whatever a's layout: its strides are its own, not a's
+    check_allocates(make_case(impl, 96, 80, 72, seed=7, a_t=True, gaps=(0, 8, 0)))
 
 
 @check("compiles")
@@ -577,40 +620,52 @@ GELU_HINTS = dataclasses.replace(
 )
 
 
-def bias_gelu_case(impl, M, N, K, *, seed, b_t=False) -> Case:
+def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1) -> Case:
+    """gelu(a @ b + bias); bias_step 2 makes bias every other value of a longer tensor."""
     case = make_case(impl, M, N, K, seed=seed, b_t=b_t, hints=GELU_HINTS)
     gen = generator(seed + 1)
     bias = torch.randn(N, generator=gen, device=device()).half()
     a, b = (g.tensor.double() for g in case.inputs.values())
     expected = torch.nn.functional.gelu(a @ b + bias.double())
+    if bias_step > 1:
+        strided = (
+            f"bias here is every {bias_step}nd value of a longer tensor, a stride of "
+            f"{bias_step}: read it through its stride, bias_ptr + offs_bn * stride_bias, or "
+            "pass the kernel bias.contiguous()."
+        )
+        case.hints = dataclasses.replace(case.hints, outside_read=strided, values=strided)
     return dataclasses.replace(
         case,
-        name=f"matmul_bias_gelu, {case.name}",
+        name=f"matmul_bias_gelu, {case.name}"
+        + (f", bias = v[::{bias_step}]" if bias_step > 1 else ""),
         fn=impl.matmul_bias_gelu,
-        inputs=case.inputs | {"bias": Guarded.holding(bias)},
+        inputs=case.inputs | {"bias": Guarded.holding(bias, row_gap=bias_step - 1)},
         expected=expected.half(),
     )
 
 
 @check("multiplies")
 @pytest.mark.parametrize(
-    "shape",
+    "shape, layout",
     [
-        pytest.param((100, 70, 48, False), id="bias+GELU-100x70x48"),
-        pytest.param((64, 48, 40, True), id="bias+GELU-64x48x40-w.t()"),
+        pytest.param((100, 70, 48), {}, id="bias+GELU-100x70x48"),
+        pytest.param((64, 48, 40), {"b_t": True}, id="bias+GELU-64x48x40-w.t()"),
+        # a bias that is every other value of a longer tensor: read through its stride, or
+        # made contiguous first
+        pytest.param((100, 70, 48), {"bias_step": 2}, id="bias+GELU-100x70x48-bias[::2]"),
         # K in several steps of every config that runs (on a GPU, steps of up to 256): an
         # epilogue inside the K loop shows
         pytest.param(
-            (192, 160, 544, False) if runtime.current().is_gpu else (40, 24, 100, False),
+            (192, 160, 544) if runtime.current().is_gpu else (40, 24, 100),
+            {},
             id="bias+GELU-long-K",
         ),
     ],
 )
-def test_multiplies_with_bias_gelu(impl, shape):
+def test_multiplies_with_bias_gelu(impl, shape, layout):
     if not impl.defines("matmul_bias_gelu"):
         return  # nothing to hold to it: the exercise is optional
-    M, N, K, b_t = shape
-    run_case(bias_gelu_case(impl, M, N, K, seed=11, b_t=b_t))
+    run_case(bias_gelu_case(impl, *shape, seed=11, **layout))
 
 
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:

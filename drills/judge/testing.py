@@ -206,7 +206,8 @@ class Guarded:
     `row_gap` puts extra canary elements between the rows of a 2-D tensor (a row stride larger
     than its width), so a kernel that ignores the row stride reads or writes the gaps.
     `transposed` stores it column by column, so that `tensor` is a transposed view (like
-    `w.t()`), with a row stride of 1.
+    `w.t()`), with a row stride of 1. On a 1-D tensor, `row_gap` puts canaries between its
+    elements: a stride of 1 + row_gap, like v[::2].
     """
 
     def __init__(
@@ -230,14 +231,21 @@ class Guarded:
             "dev": dev,
         }
         shape = tuple(reversed(shape)) if transposed else tuple(shape)
-        rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+        if len(shape) == 1:
+            # a 1-D tensor is a row, or a column of elements row_gap + 1 apart
+            rows, cols = (shape[0], 1) if row_gap else (1, shape[0])
+        else:
+            rows, cols = shape
         row_stride = cols + row_gap
         span = (rows - 1) * row_stride + cols if rows and cols else 0
         self.span = span  # buffer elements from the tensor's first element to its last, + 1
         self.canary = _canary_bits(dtype, output)
         self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
         _bits(self.buffer).fill_(self.canary)
-        strides = (1,) if len(shape) == 1 else (row_stride, 1)
+        if len(shape) == 2:
+            strides = (row_stride, 1)
+        else:
+            strides = (row_stride,) if row_gap else (1,)
         self.tensor = self.buffer.as_strided(shape, strides, GUARD)
         inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
         inside.as_strided(shape, strides, GUARD).fill_(True)
@@ -723,6 +731,10 @@ class Case:
     # for a case whose offsets pass 2^31 elements: what a GPU fault most likely means (such
     # offsets computed in int32)
     fault_advice: str = ""
+    # on the interpreter, once the values are right: what the program that stored each element
+    # of the output (its linear id) says is wrong with the kernel's own order of work, given
+    # the last launch; "" when nothing is
+    stores: Callable[[Launch | None, torch.Tensor], str] = lambda launch, writers: ""
 
 
 def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
@@ -870,7 +882,7 @@ def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
 def _returned(result) -> Returned:
     """What a call returned, from a reply's description of it."""
     result = result if isinstance(result, dict) else {}
-    spec = {k: result.get(k) for k in ("ref", "dtype", "shape", "stride", "offset")}
+    spec = {k: result.get(k) for k in ("ref", "dtype", "shape", "stride", "offset", "device")}
     return Returned(str(result.get("type", "?"))[:100], spec)
 
 
@@ -1118,6 +1130,12 @@ def check_allocates(case: Case) -> None:
                 f"{call}: returned {got.shape()} {got.spec.get('dtype')}; expected a new "
                 f"{expected[0]} {expected[1]} tensor on {want.device.type}."
             )
+        if got.spec.get("device") != want.device.type:
+            return (
+                f"{call}: returned a tensor on {str(got.spec.get('device'))[:20]}, where its "
+                f"inputs are on "
+                f"{want.device.type}: allocate it on theirs, torch.empty(..., device=x.device)."
+            )
         if any(got.spec.get("ref") == buffer_ref(g.tensor) for g in case.inputs.values()):
             return f"{call}: returned one of its inputs: allocate a new output tensor."
         return None
@@ -1278,7 +1296,10 @@ def _dtype_name(dtype: torch.dtype) -> str:
 def run_case(case: Case) -> None:
     """Call the learner's function once and fail with a precise message if anything is off."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    fail = failure(case, watch(case, with_out=True), before)
+    watched = watch(case, with_out=True)
+    fail = failure(case, watched, before)
+    if not fail and watched.writers is not None:
+        fail = case.stores(watched.launches[-1] if watched.launches else None, watched.writers)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
 
