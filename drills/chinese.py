@@ -71,7 +71,7 @@ KINDS = (
         "计算和数据搬运都放进 `@triton.jit` 函数。",
     ),
     Kind(
-        r"no Triton kernel was launched|no kernel launch|did not launch",
+        r"no Triton kernel was launched|no kernel launch|did not launch|launched no Triton kernel",
         "没有启动 Kernel",
         "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它；"
         "报的是 config 时，按英文说明给出的 config 启动，不要在 host 代码里另传块大小。",

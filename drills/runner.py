@@ -35,7 +35,8 @@ import types
 import torch
 import triton
 import triton.language as tl
-from triton.runtime.jit import mangle_type
+from triton.runtime.interpreter import InterpretedFunction
+from triton.runtime.jit import JITFunction, mangle_type
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -165,6 +166,22 @@ def autotuner_of(value):
     return value if isinstance(value, Autotuner) else None
 
 
+def autotuners(module) -> dict:
+    """The module's autotuned kernels by the name of the function under them (the name a launch
+    records), whatever names the module gives them (an alias, matmul_kernel = kernel_fma)."""
+    found = {}
+    for value in list(vars(module).values()):
+        autotuner = autotuner_of(value)
+        if autotuner is not None:
+            found.setdefault(autotuner.base_fn.__name__, autotuner)
+    return found
+
+
+class PrunedAway(Exception):
+    """The config the judge asked a call to run is one the kernel's own pruning
+    (prune_configs_by) removes for this call: autotune would never run it here."""
+
+
 def forget_timings(module) -> None:
     """Every autotuned kernel of the module as before its first call, so that the next call
     times its configs again, whatever shapes earlier cases called it with."""
@@ -204,8 +221,6 @@ class Warmed:
 def record_launches(trace_of) -> None:
     """Every launch of a @triton.jit function (plain, autotuned, heuristics, through warmup or
     .run) is written into the current trace instead of being run: the judge runs it."""
-    from triton.runtime.interpreter import InterpretedFunction
-    from triton.runtime.jit import JITFunction
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
@@ -483,6 +498,10 @@ class Trace:
             return value
         if isinstance(value, torch.dtype):
             return {"dtype": str(value).removeprefix("torch.")}
+        if isinstance(value, (JITFunction, InterpretedFunction)):
+            # a @triton.jit function given as a constexpr (ACTIVATION=gelu), which the kernel
+            # calls: the judge gives its own copy of it, from the kernels it runs
+            return {"jit": value.__name__}
         name = getattr(value, "name", None)  # a triton dtype given as a constexpr
         return {"dtype": name} if isinstance(name, str) else {"repr": repr(value)[:200]}
 
@@ -556,9 +575,12 @@ class Runner:
         if message.get("benchmark"):
             forget_timings(self.module)
         benchmarked = untimed.running_each_config(message.get("benchmark"))
-        with self.forced_config(message.get("config")), benchmarked, tracing(trace):
-            result = fn(*args, **kwargs)
-            again_result = None if again_kwargs is None else fn(*args, **again_kwargs)
+        try:
+            with self.forced_config(message.get("config")), benchmarked, tracing(trace):
+                result = fn(*args, **kwargs)
+                again_result = None if again_kwargs is None else fn(*args, **again_kwargs)
+        except PrunedAway as e:
+            return {"pruned": str(e)[:300]}
         if ON_GPU:
             torch.cuda.synchronize()
         reply = {
@@ -573,23 +595,38 @@ class Runner:
 
     @contextlib.contextmanager
     def forced_config(self, chosen):
-        """Autotune over one config only: the learner's list's `chosen`-th (a GPU tries every
-        config), or, given as {"configs": [...], "index": i}, the i-th of the list a GPU
-        machine's environment makes (the judge reads it from the source). Then the module's
-        own list, where the autotuner holds it, reads as on a GPU too, for host code that
-        reads it (a grid from CONFIGS[0])."""
+        """Autotune the kernel named chosen["kernel"] over one config only: the `index`-th of
+        the learner's list (a GPU tries every config), or, given with "configs", of the list a
+        GPU machine's environment makes (the judge reads it from the source); then the
+        module's own list, where the autotuner holds it, reads as on a GPU too, for host code
+        that reads it (a grid from CONFIGS[0]). The kernel's own pruning still runs over the
+        whole list, as autotune runs it: a config it removes for the call raises PrunedAway."""
         if chosen is None:
             yield
             return
-        kernel = autotuner_of(self.entry("matmul_kernel"))
+        kernel = autotuners(self.module).get(chosen["kernel"])
+        if kernel is None:
+            raise LookupError(f"{chosen['kernel']} is not autotuned")
         configs, shown = kernel.configs, None
-        if isinstance(chosen, int):
-            kernel.configs = [configs[chosen]]
-        else:
-            on_a_gpu = [given_config(fields) for fields in chosen["configs"]]
-            kernel.configs = [on_a_gpu[chosen["index"]]]
+        if "configs" in chosen:
+            listed = [given_config(fields) for fields in chosen["configs"]]
             if isinstance(configs, list):
-                shown, configs[:] = configs[:], on_a_gpu
+                shown, configs[:] = configs[:], listed
+        else:
+            listed = list(configs)
+        wanted = listed[chosen["index"]]
+        prune = kernel.prune_configs
+
+        def only_the_wanted(kwargs):
+            kept = prune(kwargs)
+            if not any(c is wanted or str(c) == str(wanted) for c in kept):
+                raise PrunedAway(f"{wanted} is pruned away for this call")
+            return [wanted]
+
+        # two configs, so that autotune prunes (it skips pruning a list of one); the
+        # benchmarker here times nothing, and the pruned list holds the wanted one alone
+        kernel.configs = listed if len(listed) > 1 else [wanted, wanted]
+        kernel.prune_configs = only_the_wanted
         kernel.cache.clear()
         try:
             yield
@@ -597,6 +634,7 @@ class Runner:
             if shown is not None:
                 configs[:] = shown
             kernel.configs = configs
+            del kernel.prune_configs
             kernel.cache.clear()
 
     def describe_result(self, result, trace: Trace) -> dict:
@@ -605,12 +643,14 @@ class Runner:
         return {"type": "Tensor", "device": result.device.type, **trace.spec(result)}
 
     def op_configs(self, message: dict) -> dict:
-        configs = getattr(
-            autotuner_of(getattr(self.module, "matmul_kernel", None)), "configs", None
-        )
-        if not isinstance(configs, (list, tuple)):
-            return {"configs": []}
-        return {"configs": [str(c) for c in configs]}
+        """Each autotuned kernel's configs, by the name its launches record."""
+        return {
+            "configs": {
+                name: [str(c) for c in kernel.configs]
+                for name, kernel in autotuners(self.module).items()
+                if isinstance(kernel.configs, (list, tuple))
+            }
+        }
 
     def handle(self, message: dict) -> dict:
         try:

@@ -79,9 +79,7 @@ def unsupported(found: dict[str, str]) -> str:
     itself scored 0."""
     ranges = tested_ranges()
     outside = [
-        f"{name} {found[name]}"
-        for name, spec in ranges.items()
-        if not in_range(found[name], spec)
+        f"{name} {found[name]}" for name, spec in ranges.items() if not in_range(found[name], spec)
     ]
     if not outside:
         return ""

@@ -771,6 +771,50 @@ def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        # a name nothing defines, where only a constexpr decides whether triton compiles it
+        ("    if BLOCK == 0:\n        x = packed_add(x)", True),
+        ("    if BLOCK != 0 and not BLOCK:\n        helper(x)", True),
+        # the same outside such a branch, and a builtin (which Python defines) inside one
+        ("    x = packed_add(x)", False),
+        ("    if n == 0:\n        x = packed_add(x)", False),
+        ("    if BLOCK == 0:\n        open('/etc/passwd')", False),
+        ("    if BLOCK == 0:\n        x = x.handle", False),
+    ],
+)
+def test_a_branch_only_a_constexpr_decides_may_name_what_is_not_defined(tmp_path, line, kept):
+    text = BASE.replace("    x = tl.load(x_ptr + offs, mask=offs < n)\n", "", 1).replace(
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n",
+        f"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        f"    x = tl.load(x_ptr + offs, mask=offs < n)\n{line}\n",
+        1,
+    )
+    text += "\n\ndef helper(x):\n    return x\n"
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert ("def add_kernel" in kernel_text) == kept, findings
+
+
+def test_kernels_named_another_way_are_the_kernels_triton_runs(tmp_path):
+    text = BASE.replace(
+        "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):",
+        "def add_body(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):",
+    ).replace(
+        "\n\ndef add(",
+        "\n\nadd_kernel = triton.jit(do_not_specialize=['n'])(add_body)\nalias = add_kernel\n"
+        "\n\nclass Op:\n    @triton.jit\n    def scale(x_ptr):\n        tl.store(x_ptr, 2.0)\n\n"
+        "    def host(self):\n        return os.getpid()\n\n\ndef add(",
+    )
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert findings == []
+    namespace = load_kernels(kernel_text)
+    assert namespace["add_kernel"] is namespace["add_body"] is namespace["alias"]
+    assert "@triton.jit(do_not_specialize=['n'])\ndef add_body" in kernel_text
+    assert "scale" in vars(namespace["Op"]) and "host" not in vars(namespace["Op"])
+    assert "os.getpid" not in kernel_text
+
+
+@pytest.mark.parametrize(
     "signature",
     [
         "x, B: tl.constexpr = __import__('os').getpid()",

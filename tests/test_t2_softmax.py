@@ -76,6 +76,7 @@ def int64_advice(tensor: str, stride: str) -> str:
         f"negative in int32: compute row offsets in int64, row.to(tl.int64) * {stride}."
     )
 
+
 STRIDE_HINTS = dataclasses.replace(
     HINTS,
     values="Row r starts at x_ptr + r * stride_x_row, which is not n_cols when x is a slice of "

@@ -17,6 +17,7 @@ from drills.bench import Bench, Shape
 from drills.judge.remote import LearnerError
 from drills.judge.testing import (
     Case,
+    ConfigPruned,
     Guarded,
     Hints,
     Tolerance,
@@ -28,6 +29,7 @@ from drills.judge.testing import (
     drawn,
     generator,
     k_loop_mistake,
+    kernels_launched,
     matmul_tile,
     needs_gpu,
     note,
@@ -152,43 +154,50 @@ def mnk(*triples, gpu=()) -> list:
 SIDE = (16, 160)
 
 
-def autotune_configs(impl) -> list[tuple[str, dict]]:
-    """matmul_kernel's autotune configs, each with the values its launch must use. Whether it
-    is autotuned, and with which configs, is read from the source; where the list cannot be
-    read without running code, the runner's list only chooses which configs the judge runs."""
-    not_autotuned = (
-        "matmul_kernel is not autotuned: decorate it with @triton.autotune(configs=CONFIGS, "
-        "key=['M', 'N', 'K'])."
+def autotuned_kernel(impl) -> str:
+    """The autotuned kernel matmul launches, by the name triton gives it (its function's): found
+    from what a call launches, whatever the module calls it (matmul_kernel = kernel_fma)."""
+    launched = kernels_launched(make_case(impl, *GRID_SHAPES[0], seed=2))
+    if not launched:
+        pytest.fail("matmul launched no Triton kernel, so no autotune config ran.", pytrace=False)
+    for name in reversed(launched):
+        if impl.configs(name, "matmul"):
+            return name
+    pytest.fail(
+        f"{launched[-1]} is not autotuned: decorate it with @triton.autotune(configs=CONFIGS, "
+        "key=['M', 'N', 'K']).",
+        pytrace=False,
     )
-    if "matmul_kernel" not in impl.kernel_names():
-        others = ", ".join(impl.kernel_names()) or "none"
+
+
+def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
+    """`kernel`'s autotune configs, each with the values its launch must use. Whether it is
+    autotuned, and with which configs, is read from the source; where the list cannot be read
+    without running code, the runner's list only chooses which configs the judge runs."""
+    if not impl.autotuned(kernel):
         pytest.fail(
-            "your file has no @triton.jit kernel named matmul_kernel, the name the drill gives "
-            f"it (its kernels: {others}): rename yours so the grader can find its configs.",
+            f"{kernel} is not autotuned where it is defined: decorate it with "
+            "@triton.autotune(configs=CONFIGS, key=['M', 'N', 'K']).",
             pytrace=False,
         )
-    if not impl.autotuned("matmul_kernel"):
-        pytest.fail(not_autotuned, pytrace=False)
-    claimed = impl.configs()
-    if not claimed:  # the matmul_kernel the file launches is another (a plain @triton.jit)
-        pytest.fail(not_autotuned, pytrace=False)
-    strays = impl.autotune_key_strays("matmul_kernel")
+    claimed = impl.configs(kernel, "matmul")
+    strays = impl.autotune_key_strays(kernel)
     if strays:
         note(
-            f"matmul_kernel's autotune key names {strays}, which are not its arguments: this "
-            "triton drops such names from the key, so what they were meant to follow never "
-            "re-tunes the kernel (with no name left, it tunes once, for the first shape, and "
-            "keeps that config for every other); triton 3.9 refuses the file. Use the "
-            "kernel's own argument names: key=['M', 'N', 'K']."
+            f"{kernel}'s autotune key names {strays}, which are not its arguments: this triton "
+            "drops such names from the key, so what they were meant to follow never re-tunes "
+            "the kernel (with no name left, it tunes once, for the first shape, and keeps that "
+            "config for every other); triton 3.9 refuses the file. Use the kernel's own "
+            "argument names: key=['M', 'N', 'K']."
         )
-    listed = impl.source_configs("matmul_kernel")
+    listed = impl.source_configs(kernel)
     if listed is None:
         return [(c, {}) for c in claimed]
     read = [str(c) for c in listed]
     if read != claimed:
         pytest.fail(
-            f"matmul_kernel's configs as your file runs them ({len(claimed)}: {claimed[:2]}) "
-            f"are not the ones its source lists ({len(read)}: {read[:2]}).",
+            f"{kernel}'s configs as your file runs them ({len(claimed)}: {claimed[:2]}) are not "
+            f"the ones its source lists ({len(read)}: {read[:2]}).",
             pytrace=False,
         )
     return [
@@ -226,37 +235,47 @@ GRID_SHAPES = [(100, 70, 48), (250, 260, 64)]
 @check("autotune_grid")
 @pytest.mark.parametrize("shape", mnk(*GRID_SHAPES))
 def test_grid_follows_config(impl, shape):
-    configs = autotune_configs(impl)
+    kernel = autotuned_kernel(impl)
+    configs = autotune_configs(impl, kernel)
+    cases = [
+        dataclasses.replace(
+            make_case(impl, *shape, seed=2),
+            name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {case_text(config)}",
+            config={"kernel": kernel, "index": index},
+            launched_with=values,
+        )
+        for index, (config, values) in enumerate(configs)
+    ]
     if not runtime.current().is_gpu:
-        # the interpreter has nothing to time: the first config is the one that runs
-        run_case(dataclasses.replace(make_case(impl, *shape, seed=2), launched_with=configs[0][1]))
-        for case in gpu_config_cases(impl, shape, 2, [values for _, values in configs]):
-            # a GPU compiles each config it runs: so does the judge before a run counts; the
-            # interpreter runs each at the smaller shape, whose edges already cut every tile
-            run_case(case)
-        run_first_call(impl, shape)
-        return
-    too_big = []
-    for index, (config, values) in enumerate(configs):
+        # a GPU compiles each config it runs: so does the judge before a run counts; the
+        # interpreter runs each at the smaller shape, whose edges already cut every tile
+        cases += gpu_config_cases(impl, kernel, shape, 2, [values for _, values in configs])
+    run_each_config(cases)
+    run_first_call(impl, shape)
+
+
+def run_each_config(cases: list[Case]) -> None:
+    """Each case, one config each: a config the kernel's own pruning (prune_configs_by) removes
+    for the case's shape is skipped, as autotune skips it, and so, on a GPU, is one that cannot
+    load there (with a note); at least one must run."""
+    too_big, pruned = [], []
+    for case in cases:
         try:
-            run_case(
-                dataclasses.replace(
-                    make_case(impl, *shape, seed=2),
-                    name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {case_text(config)}",
-                    config=index,
-                    launched_with=values,
-                )
-            )
+            run_case(case)
+        except ConfigPruned:
+            pruned.append(case.name)
         except LearnerError as e:
             if e.kind != "out_of_resources":
                 raise
-            too_big.append(f"{config}: {e}")
-    if len(too_big) == len(configs):
-        pytest.fail(f"none of your configs can load on this GPU. {too_big[0]}", pytrace=False)
-    run_first_call(impl, shape)
+            too_big.append(f"{case.name.split(', ', 1)[-1]}: {e}")
+    if len(too_big) + len(pruned) == len(cases):
+        why = f"none of your configs can load on this GPU. {too_big[0]}" if too_big else ""
+        pytest.fail(
+            why or "your prune_configs_by removes every config for this shape.", pytrace=False
+        )
     if too_big:
         note(
-            f"{len(too_big)} of your {len(configs)} configs cannot load on this GPU: this check "
+            f"{len(too_big)} of your {len(cases)} configs cannot load on this GPU: this check "
             f"skips them, as the autotuner does. First: {too_big[0]}"
         )
 
@@ -267,12 +286,12 @@ def case_text(config: str) -> str:
     return config.replace(": ", "=")
 
 
-def gpu_config_cases(impl, shape, seed: int, ran: list[dict]) -> list[Case]:
+def gpu_config_cases(impl, kernel: str, shape, seed: int, ran: list[dict]) -> list[Case]:
     """On the CPU, a case for each config of the list the file makes on a GPU machine (its
     source read as there, without TRITON_INTERPRET) and not in `ran`, run with the module's list
     reading as there too: what only a GPU config breaks (a grid, a mask, a compile) shows here
     as well."""
-    listed = impl.source_configs("matmul_kernel", on_a_gpu=True)
+    listed = impl.source_configs(kernel, on_a_gpu=True)
     if listed is None:
         note(
             "the list of configs your file makes on a GPU could not be read from its source: "
@@ -293,7 +312,7 @@ def gpu_config_cases(impl, shape, seed: int, ran: list[dict]) -> list[Case]:
             dataclasses.replace(
                 case,
                 name=f"{case.name}, a GPU config {case_text(str(config))}",
-                config={"configs": given, "index": index},
+                config={"kernel": kernel, "configs": given, "index": index},
                 launched_with=values,
             )
         )
@@ -550,15 +569,16 @@ def test_launches_kernel(impl):
 
 @check("compiles")
 def test_compiles_for_gpu(impl):
-    run_case(make_case(impl, 100, 70, 48, seed=8))
-    if not runtime.current().is_gpu and impl.autotuned("matmul_kernel"):
+    case = make_case(impl, 100, 70, 48, seed=8)
+    autotuned = [launch.kernel for launch in run_case(case).launches]
+    autotuned = [k for k in autotuned if impl.autotuned(k)]
+    if not runtime.current().is_gpu and autotuned:
         # each config a GPU would run, as it would launch it
         ran = [
             c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages}
-            for c in impl.source_configs("matmul_kernel") or []
+            for c in impl.source_configs(autotuned[-1]) or []
         ]
-        for case in gpu_config_cases(impl, (100, 70, 48), 8, ran):
-            run_case(case)
+        run_each_config(gpu_config_cases(impl, autotuned[-1], (100, 70, 48), 8, ran) or [case])
 
 
 def int64_advice(tensor: str, offsets: str, stride: str) -> str:

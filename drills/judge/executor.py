@@ -444,8 +444,10 @@ class Executor:
                 value["block_shape"],
                 padding=value.get("padding", "zero"),
             )
+        if isinstance(value, dict) and "jit" in value:
+            return self.kernel(str(value["jit"]))
         if isinstance(value, dict) and "dtype" in value:
-            dtype = constexpr_value(value)
+            dtype = constexpr_value(value, {})
             if dtype is None:
                 raise Refused(f"{value['dtype']!r} is not a dtype triton knows")
             return dtype

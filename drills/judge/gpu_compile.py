@@ -79,11 +79,14 @@ def _type_of(value) -> str:
     raise TypeError(f"cannot describe argument {value!r}")
 
 
-def constexpr_value(value):
+def constexpr_value(value, kernels: dict):
     """A recorded constexpr value as the compiler wants it: a dtype, recorded by its triton
-    name ("fp32") or its torch name ("float32"), becomes triton's; nothing else is looked up."""
+    name ("fp32") or its torch name ("float32"), becomes triton's, and a @triton.jit function,
+    recorded by name, the module's function of that name (None where it has none)."""
     import triton.language as tl
 
+    if isinstance(value, dict) and "jit" in value:
+        return kernels.get(str(value["jit"]))
     if isinstance(value, dict) and "dtype" in value:
         name = str(value["dtype"])
         torch_names = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
@@ -111,7 +114,10 @@ class KernelModule:
         linecache.cache[self.filename] = (len(text), None, lines, self.filename)
         namespace: dict = {"__name__": "learner_kernels"}
         exec(compile(text, self.filename, "exec"), namespace)  # noqa: S102 - drills.judge.source vetted it
-        self.kernels = {name: fn for name, fn in namespace.items() if _is_jit(fn)}
+        # by the name a launch records: the function's own, wherever the module keeps it (a
+        # class body, a namespace of helpers, an alias)
+        held = [v for c in namespace.values() if isinstance(c, type) for v in vars(c).values()]
+        self.kernels = {fn.__name__: fn for fn in [*held, *namespace.values()] if _is_jit(fn)}
 
     def compile(self, launch: dict) -> str | None:
         """None if the launch compiles for sm_90, else the compiler's message and a hint."""
@@ -134,8 +140,7 @@ class KernelModule:
             return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
         return None
 
-    @staticmethod
-    def signature(kernel, args: dict) -> tuple[dict, dict, dict]:
+    def signature(self, kernel, args: dict) -> tuple[dict, dict, dict]:
         """What the compiler is given for a launch: each argument's type, the constexprs'
         values (the kernel's defaults for those not passed) and the launch options."""
         signature, constexprs = {}, {}
@@ -143,7 +148,7 @@ class KernelModule:
             value = args.get(param.name, param.default)
             if param.is_constexpr or value is None:
                 signature[param.name] = "constexpr"
-                constexprs[param.name] = constexpr_value(value)
+                constexprs[param.name] = constexpr_value(value, self.kernels)
             else:
                 signature[param.name] = _type_of(value)
         options = {k: args[k] for k in _OPTIONS if isinstance(args.get(k), int)}

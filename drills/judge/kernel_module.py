@@ -56,8 +56,14 @@ class KernelModule:
         self.constants: set[str] = set()
         self.left_out_values: set[str] = set()  # module-level values that are not constants
         self.host_functions: set[str] = set()
+        self.plain_defs: dict[str, ast.FunctionDef] = {}  # host functions triton.jit() may wrap
         self.jit_defs: dict[str, ast.FunctionDef] = {}
+        self.jit_options: dict[str, ast.expr] = {}  # triton.jit(options)(fn): its decorator
+        self.owner: dict[str, ast.ClassDef] = {}  # a kernel defined in a class body
         self.included: set[str] = set()
+        # another name for a kernel (matmul_kernel = kernel_fma), with its line
+        self.kernel_aliases: dict[str, tuple[int, str]] = {}
+        self.classes: dict[str, ast.ClassDef] = {}  # classes whose bodies hold kernels
         self.chunks: list[tuple[int, str]] = []  # (first line, text)
         self.findings: list[Finding] = []
 
@@ -67,21 +73,40 @@ class KernelModule:
         self.drop_unsafe_bodies()
         for name in sorted(self.included, key=lambda n: self.jit_defs[n].lineno):
             fn = self.jit_defs[name]
-            self.chunks.append((fn.lineno - 1, self.decorator(fn)))
-            self.chunks.append((fn.lineno, ast.get_source_segment(self.source.text, fn)))
+            indent = " " * fn.col_offset  # a kernel of a class body stays in its class
+            self.chunks.append((fn.lineno - 1, indent + self.decorator(fn)))
+            self.chunks.append((fn.lineno, indent + ast.get_source_segment(self.source.text, fn)))
+        self.add_other_names()
         return self.text(), sorted(self.findings, key=lambda f: f.line)
+
+    def add_other_names(self) -> None:
+        """The aliases of the kernels kept, and the classes that hold some (their kernels are
+        in them already, on their lines), where the module had them."""
+        for alias, (line, name) in self.kernel_aliases.items():
+            if name in self.included:
+                self.chunks.append((line, f"{alias} = {name}"))
+        for name, cls in self.classes.items():
+            if any(self.owner.get(k) is cls for k in self.included):
+                self.chunks.append((cls.lineno, f"class {name}:"))
 
     def add_statement(self, stmt: ast.stmt, before: list[ast.stmt]) -> None:
         """One module-level statement; `before`, the module's statements ahead of it."""
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.add_import(stmt)
+        elif self.other_name_for_kernels(stmt):
+            pass
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.add_assignment(stmt)
         elif self.source.is_jit(stmt):
+            self.owner.pop(stmt.name, None)
             self.add_jit_def(stmt)
+        elif isinstance(stmt, ast.ClassDef) and self.class_of_kernels(stmt):
+            pass
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.host_functions.add(stmt.name)
             self.constants.discard(stmt.name)
+            if isinstance(stmt, ast.FunctionDef):
+                self.plain_defs[stmt.name] = stmt
         elif (taken := self.statements_run(stmt, before)) is not None:
             for inner in taken:
                 self.add_statement(inner, before)
@@ -93,6 +118,58 @@ class KernelModule:
             }
             self.constants -= stored
             self.left_out_values |= stored
+
+    def other_name_for_kernels(self, stmt: ast.stmt) -> bool:
+        """Whether stmt names a kernel another way, and if so takes it: a kernel made by calling
+        triton.jit on a plain def (k = triton.jit(fn), or with options, triton.jit(
+        do_not_specialize=[...])(fn)), or an alias (matmul_kernel = kernel_fma)."""
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return False
+        target, value = stmt.targets[0].id, stmt.value
+        wrapped = (
+            isinstance(value, ast.Call)
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id in self.plain_defs
+            and self.source.jit_decorator(value.func)
+        )
+        if wrapped:
+            fn = self.plain_defs.pop(value.args[0].id)
+            self.host_functions.discard(fn.name)
+            self.jit_options[fn.name] = value.func
+            self.add_jit_def(fn)
+            value = value.args[0]
+        named = value.id if isinstance(value, ast.Name) else ""
+        named = self.kernel_aliases.get(named, (0, named))[1]  # an alias of an alias
+        if named not in self.jit_defs:
+            return False
+        if target != named:
+            self.kernel_aliases[target] = (stmt.lineno, named)
+        self.constants.discard(target)
+        self.left_out_values.discard(target)
+        return True
+
+    def class_of_kernels(self, cls: ast.ClassDef) -> bool:
+        """Whether a module-level class holds @triton.jit functions, and if so takes them: they
+        are kernels, launched as Op.kernel[grid] (tritonbench's way). The rest of the class is
+        host code, which the judge leaves out."""
+        for stmt in cls.body:
+            if self.source.is_jit(stmt) and stmt.name in self.jit_defs:
+                self.leave_out(
+                    stmt.lineno,
+                    f"{cls.name}.{stmt.name}",
+                    "shares its name with another kernel, and a launch names its kernel by that",
+                )
+            elif self.source.is_jit(stmt):
+                self.owner[stmt.name] = cls
+                self.add_jit_def(stmt)
+                self.classes[cls.name] = cls
+        return cls.name in self.classes
 
     def statements_run(self, stmt: ast.stmt, before: list[ast.stmt]) -> list[ast.stmt] | None:
         """The statements a module-level `if` or `try` runs where the module runs, or None
@@ -146,7 +223,7 @@ class KernelModule:
         """The chunks on their original lines (a chunk that would overlap the one before moves
         down); the header joins the first line when that holds an import or a constant."""
         chunks = sorted(self.chunks, key=lambda c: c[0])
-        if chunks and chunks[0][0] == 1 and not chunks[0][1].startswith("@"):
+        if chunks and chunks[0][0] == 1 and not chunks[0][1].startswith(("@", "class ")):
             chunks[0] = (1, f"{KERNEL_HEADER}; {chunks[0][1]}")
         else:
             chunks.insert(0, (1, KERNEL_HEADER))
@@ -268,7 +345,7 @@ class KernelModule:
     def decorator(self, fn: ast.FunctionDef) -> str:
         """@triton.jit, with the options that only tune compilation, if given as literals."""
         options = []
-        for d in fn.decorator_list:
+        for d in [*fn.decorator_list, *filter(None, [self.jit_options.get(fn.name)])]:
             if isinstance(d, ast.Call) and self.source.jit_decorator(d):
                 for k in d.keywords:
                     with contextlib.suppress(ValueError, TypeError, SyntaxError, RecursionError):
@@ -306,12 +383,30 @@ class KernelModule:
                 return node.lineno, "uses getattr"
             if isinstance(node, ast.Attribute) and node.attr[0] == "_":
                 return node.lineno, f"reads {node.attr}"
+        in_constexpr_branch = constexpr_branches(fn)
         for node, local in scoped(fn):
             parts = name_chain(node) if id(node) not in bases else None
             problem = parts and self.chain_problem(node, parts, local)
-            if problem:
+            if problem and not (id(node) in in_constexpr_branch and self.undefined(parts, local)):
                 return node.lineno, problem
         return None
+
+    def undefined(self, parts: list[str], local: set[str]) -> bool:
+        """Whether a name read in a kernel body is not defined in the kernel module, nor by
+        Python: a kernel that reaches it stops with a NameError, and runs nothing else. Inside
+        a branch that a constexpr decides, triton compiles it only where the branch is taken
+        (attorch keeps such branches for features a launch turns off)."""
+        root = parts[0]
+        return not (
+            root in local
+            or root in self.aliases
+            or root in self.included
+            or root in self.constants
+            or root in self.classes
+            or root in self.kernel_aliases
+            or root in KERNEL_BUILTINS
+            or hasattr(builtins, root)
+        )
 
     def chain_problem(self, node: ast.expr, parts: list[str], local: set[str]) -> str | None:
         """A whole chain in a kernel body: a local (x.to), an import (tl.exp), a constant, a
@@ -330,6 +425,12 @@ class KernelModule:
             return plumbing and f"reads {dotted}: {plumbing} is no attribute of a Triton value"
         if stored:
             return f"assigns to {dotted}"
+        if root in self.classes:
+            return (
+                f"reads {dotted}: triton lets a kernel reach no class's attributes, only the "
+                "module's @triton.jit functions and tl.constexpr values"
+            )
+        root = self.kernel_aliases.get(root, (0, root))[1]
         if root in self.included:
             return f"reads {dotted}, an attribute of a kernel" if len(parts) > 1 else None
         if root in self.constants or root in KERNEL_BUILTINS:
@@ -349,6 +450,34 @@ class KernelModule:
 
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# what a test that triton decides at compile time is made of: constexpr arguments and constants
+STATIC_TEST = (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.BinOp, ast.Load)
+STATIC_TEST += (ast.And, ast.Or, ast.Not, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+STATIC_TEST += (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Is, ast.IsNot)
+
+
+def constexpr_branches(fn: ast.FunctionDef) -> set[int]:
+    """The ids of the nodes inside the branches of an `if` whose test only constexpr arguments
+    and constants decide (if USE_BIAS:, if ACTIVATION == "gelu":): triton compiles the branch a
+    launch takes and never looks at the other."""
+    args = fn.args
+    constexprs = {
+        a.arg
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        if a.annotation is not None
+        and (name_chain(a.annotation) or [""])[-1] == "constexpr"
+        or isinstance(a.annotation, ast.Constant)
+        and str(a.annotation.value).endswith("constexpr")
+    }
+    inside: set[int] = set()
+    for node in ast.walk(fn):
+        static = isinstance(node, ast.If) and all(
+            isinstance(n, STATIC_TEST) and (not isinstance(n, ast.Name) or n.id in constexprs)
+            for n in ast.walk(node.test)
+        )
+        if static:
+            inside |= {id(n) for stmt in node.body + node.orelse for n in ast.walk(stmt)}
+    return inside
 
 
 def scoped(fn: ast.FunctionDef) -> list[tuple[ast.AST, set[str]]]:

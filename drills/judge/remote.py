@@ -745,10 +745,12 @@ class LearnerCode:
                 return name
         return None
 
-    def configs(self) -> list[str]:
-        """The autotune configs of matmul_kernel, as the runner lists them: they only choose
-        which configs the judge runs."""
-        listed = self.ask_runner("configs", "matmul").get("configs")
+    def configs(self, kernel: str, entry: str) -> list[str]:
+        """The autotune configs of `kernel` (the name its launches record), as the runner lists
+        them, after importing the file that defines `entry`: they only choose which configs
+        the judge runs. [] where it is not autotuned."""
+        listed = self.ask_runner("configs", entry).get("configs")
+        listed = listed.get(kernel) if isinstance(listed, dict) else None
         return [str(c)[:300] for c in listed[:64]] if isinstance(listed, list) else []
 
     def probe_grouped_tile(self, num_pid_m: int, num_pid_n: int, group: int) -> list[tuple]:

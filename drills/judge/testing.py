@@ -231,21 +231,15 @@ class Guarded:
             "dev": dev,
         }
         shape = tuple(reversed(shape)) if transposed else tuple(shape)
-        if len(shape) == 1:
-            # a 1-D tensor is a row, or a column of elements row_gap + 1 apart
-            rows, cols = (shape[0], 1) if row_gap else (1, shape[0])
-        else:
-            rows, cols = shape
+        # a 1-D tensor is a column: its elements are rows of one, row_gap + 1 apart
+        rows, cols = (shape[0], 1) if len(shape) == 1 else shape
         row_stride = cols + row_gap
         span = (rows - 1) * row_stride + cols if rows and cols else 0
         self.span = span  # buffer elements from the tensor's first element to its last, + 1
         self.canary = _canary_bits(dtype, output)
         self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
         _bits(self.buffer).fill_(self.canary)
-        if len(shape) == 2:
-            strides = (row_stride, 1)
-        else:
-            strides = (row_stride,) if row_gap else (1,)
+        strides = (row_stride, 1) if len(shape) == 2 else (row_stride,)
         self.tensor = self.buffer.as_strided(shape, strides, GUARD)
         inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
         inside.as_strided(shape, strides, GUARD).fill_(True)
@@ -703,10 +697,10 @@ class Case:
     hints: Hints
     owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
     kwargs: dict = field(default_factory=dict)
-    # the only autotune config to try: on a GPU its index in the learner's list; on the CPU, one
-    # of the list a GPU machine makes, {"configs": [{"kwargs", "num_warps", "num_stages"}, ...],
-    # "index": i}
-    config: int | dict | None = None
+    # the only autotune config to try, of the kernel named "kernel": {"kernel", "index": i}, the
+    # i-th of the learner's list, or on the CPU, the i-th of the list a GPU machine makes,
+    # {"kernel", "configs": [{"kwargs", "num_warps", "num_stages"}, ...], "index": i}
+    config: dict | None = None
     # the constexprs and options that config sets, when the judge read them in the source: the
     # record's launch must use them
     launched_with: dict = field(default_factory=dict)
@@ -916,6 +910,8 @@ def watch(
         reply = case.fn.call(
             args, kwargs, config=config, benchmark=case.benchmarked, again=again_kwargs
         )
+        if reply.get("pruned"):
+            raise ConfigPruned(str(reply["pruned"]))
         steps, computed, returned = _record(reply)
         must_compile(case, steps)
         again_returned = _returned(reply.get("again_result")) if again is not None else None
@@ -946,12 +942,15 @@ def watch(
                     pytrace=False,
                 )
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
-            # asking the runner for the same call with the next config
-            config = (config or 0) + 1
+            # asking the runner for the same call with the next config of the kernel that
+            # could not load
+            launched = [s.get("kernel") for s in steps if s.get("step") == "launch"]
+            kernel = str(launched[-1]) if launched else ""
+            config = {"kernel": kernel, "index": config["index"] + 1 if config else 1}
             if (
                 e.kind != "out_of_resources"
                 or case.config is not None
-                or config >= len(case.fn.code.configs())
+                or config["index"] >= len(case.fn.code.configs(kernel, case.fn.__name__))
             ):
                 # a kernel that crashed or did not compile: a mask written as a chain is a
                 # likely cause of either
@@ -977,6 +976,11 @@ def watch(
         again_returned,
         sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
     )
+
+
+class ConfigPruned(Exception):
+    """A case's config is one the kernel's own pruning (prune_configs_by) removes for its
+    call: autotune never runs it there, and neither does the judge."""
 
 
 def must_compile(case: Case, steps: list[dict]) -> None:
@@ -1293,8 +1297,14 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def run_case(case: Case) -> None:
-    """Call the learner's function once and fail with a precise message if anything is off."""
+def kernels_launched(case: Case) -> list[str]:
+    """The names of the kernels a call of the case launches, in order, right or wrong."""
+    return [launch.kernel for launch in watch(case, with_out=True).launches]
+
+
+def run_case(case: Case) -> Watched:
+    """Call the learner's function once and fail with a precise message if anything is off;
+    what the judge saw of the call."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
     fail = failure(case, watched, before)
@@ -1302,6 +1312,7 @@ def run_case(case: Case) -> None:
         fail = case.stores(watched.launches[-1] if watched.launches else None, watched.writers)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
+    return watched
 
 
 def run_twice(case: Case) -> None:

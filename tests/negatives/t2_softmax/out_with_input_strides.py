@@ -7,9 +7,11 @@ SAYS = "each tensor's own row stride"
 EDITS = [
     (
         "    if out is None:\n        out = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n",
-        "    # a new out is laid out like x\n"
-        "    stride_out_row = x.stride(0) if out is None else out.stride(0)\n"
-        "    if out is None:\n        out = torch.empty_like(x)\n",
+        (
+            "    # a new out is laid out like x\n"
+            "    stride_out_row = x.stride(0) if out is None else out.stride(0)\n"
+            "    if out is None:\n        out = torch.empty_like(x)\n"
+        ),
     ),
     (
         "        out.stride(0),\n",
