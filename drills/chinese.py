@@ -126,6 +126,14 @@ KINDS = (
         "`grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)` 算出 `pid_m` 和 `pid_n`。",
     ),
     Kind(
+        r"a CUDA grid holds at most|tensor descriptor's (base|strides)",
+        "超出了 GPU 的硬性限制",
+        "这次启动任何 NVIDIA GPU 都运行不了（解释器没有这些限制，所以评测在 CPU 上也按 GPU 的规则判）。"
+        "Grid 的第 1、2 维最多 65535 个 Program，第 0 维最多 2^31 - 1：把最长的维度放在第 0 维，"
+        "或让每个 Program 处理多个块。Tensor descriptor 的基地址和除最后一维外的 stride 必须是 "
+        "16 字节的倍数：不满足时改用 `tl.load`。",
+    ),
+    Kind(
         r"is not autotuned",
         "没有 autotune",
         "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成以 `META` "

@@ -3,8 +3,10 @@ as mutations of the references.
 
 A negative or an attack that declares EDITS, a list of (old, new) pairs, stands for its drill's
 reference in solutions/ with each `old` (found there exactly once) replaced by `new`: its mistake
-reads as a diff of a line or two, and follows the reference when the reference changes. One
-whose mistake is no small edit (another design altogether) is a whole file, graded as it is.
+reads as a diff of a line or two, and follows the reference when the reference changes. One that
+also declares EDITS_OF, a path from the repository's root, stands for that file edited instead
+(another correct design: the persistent reference, a positive). One whose mistake is no small
+edit of any of them is a whole file, graded as it is.
 """
 
 import ast
@@ -19,16 +21,22 @@ class EditDoesNotApply(ValueError):
     """An edit whose `old` text the reference no longer holds exactly once."""
 
 
-def edits_of(path: Path) -> list[tuple[str, str]] | None:
-    """The negative's EDITS, or None for a whole-file negative."""
+def declared(path: Path, name: str):
+    """The literal a negative assigns to `name`, or None."""
     for node in ast.parse(path.read_text()).body:
         if (
             isinstance(node, ast.Assign)
             and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == "EDITS"
+            and node.targets[0].id == name
         ):
-            return [tuple(pair) for pair in ast.literal_eval(node.value)]
+            return ast.literal_eval(node.value)
     return None
+
+
+def edits_of(path: Path) -> list[tuple[str, str]] | None:
+    """The negative's EDITS, or None for a whole-file negative."""
+    edits = declared(path, "EDITS")
+    return None if edits is None else [tuple(pair) for pair in edits]
 
 
 def mutated(reference: str, edits: list[tuple[str, str]], name: str = "") -> str:
@@ -52,7 +60,9 @@ def source_text(path: Path) -> str:
     edits = edits_of(path)
     if edits is None:
         return path.read_text()
-    reference = catalog.find(path.parent.name).source("solutions").read_text()
+    base = declared(path, "EDITS_OF")
+    drill = catalog.find(path.parent.name)
+    reference = (catalog.ROOT / base if base else drill.source("solutions")).read_text()
     return mutated(reference, edits, f"{path.parent.name}/{path.name}")
 
 

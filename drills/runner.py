@@ -191,13 +191,36 @@ def forget_timings(module) -> None:
             autotuner.cache.clear()
 
 
+class Respecialized(Exception):
+    """A launch through what warmup(...) compiled, of arguments the compiled kernel was not
+    made for: on a GPU it runs the code of the warmup's arguments."""
+
+
+def specialized(value) -> str | None:
+    """What triton compiles a kernel for, of one argument that it specializes on: whether an
+    integer is 1 or a multiple of 16, whether a tensor's address is a multiple of 16 bytes."""
+    if isinstance(value, bool) or not isinstance(value, (int, torch.Tensor)):
+        return None
+    if isinstance(value, torch.Tensor):
+        return "16-byte aligned" if value.data_ptr() % 16 == 0 else "not 16-byte aligned"
+    return (
+        "1"
+        if value == 1
+        else "a multiple of 16"
+        if value % 16 == 0
+        else "neither 1 nor a multiple of 16"
+    )
+
+
 class Warmed:
     """What kernel.warmup(...) returns: the figures a host reads to size its grid (nominal
     ones: nothing is compiled here), and [grid](*args), a launch of the kernel with the
-    constexprs and options the warmup was given."""
+    constexprs and options the warmup was given, which must be of arguments the warmup's
+    compile fits (Respecialized)."""
 
-    def __init__(self, kernel, options: dict):
+    def __init__(self, kernel, args: tuple, options: dict):
         self.kernel, self.options = kernel, options
+        self.warmed = dict(zip(kernel.arg_names, args, strict=False)) | options
         self.name = kernel.__name__
         self.n_regs, self.n_spills = NOMINAL_KERNEL["n_regs"], NOMINAL_KERNEL["n_spills"]
         self.metadata = types.SimpleNamespace(
@@ -212,10 +235,37 @@ class Warmed:
     def __getitem__(self, grid):
         def launch(*args):
             named = dict(zip(self.kernel.arg_names, args, strict=False))
+            changed = self.respecialized(named)
+            if changed:
+                raise Respecialized(
+                    f"{self.name}[grid](...) launched what {self.name}.warmup(...) compiled, "
+                    f"for other arguments: {changed}. Triton compiles a kernel for its "
+                    "constexprs, for whether each integer is 1 or a multiple of 16 and for "
+                    "whether each tensor's address is: on a GPU that kernel runs wrong on these. "
+                    f"Warm up for the arguments you launch with (or launch {self.name}[grid]"
+                    "(...), which compiles what each launch needs)."
+                )
             kept = {k: v for k, v in self.options.items() if k not in named and k != "grid"}
             return self.kernel.run(grid=grid, warmup=False, **named, **kept)
 
         return launch
+
+    def respecialized(self, named: dict) -> str:
+        """How the launch's arguments differ from the warmup's where the compile depends on
+        them, or ""."""
+        fn = getattr(self.kernel, "fn", self.kernel)
+        params = self.kernel.params if hasattr(self.kernel, "params") else JITFunction(fn).params
+        for param in params:
+            if param.name not in named or param.name not in self.warmed:
+                continue
+            then, now = self.warmed[param.name], named[param.name]
+            if param.is_constexpr and then != now:
+                return f"{param.name} was {then!r} there and is {now!r} here"
+            was, is_now = specialized(then), specialized(now)
+            specializing = not param.is_constexpr and not param.do_not_specialize
+            if specializing and was and is_now and was != is_now:
+                return f"{param.name} was {was} there ({then}) and is {is_now} here ({now})"
+        return ""
 
 
 def record_launches(trace_of) -> None:
@@ -224,7 +274,7 @@ def record_launches(trace_of) -> None:
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
-            return Warmed(self, kwargs)
+            return Warmed(self, args, kwargs)
         trace_of().launch(self, args, kwargs, grid)
         return None
 

@@ -14,6 +14,7 @@ import torch
 from drills import spec
 from drills.bench import Bench, Shape
 from drills.judge.testing import (
+    MANY_TILES,
     Case,
     Guarded,
     Hints,
@@ -148,7 +149,7 @@ SIDE, LONG_K = (16, 160), (16, 256)
 @pytest.mark.parametrize(
     "shape",
     [
-        *mnk((256, 128, 32), (128, 128, 64), gpu=[(2048,) * 3]),
+        *mnk((256, 128, 32), (128, 128, 64), gpu=[(2048,) * 3, (*MANY_TILES, 64)]),
         drawn(SIDE, SIDE, SIDE, near=(32, 64), offsets=(0,)),
         pytest.param((64, 64, 64, "integers"), id="64x64x64-integers-exact"),
     ],
@@ -168,7 +169,7 @@ def test_multiplies_twice(impl):
 @pytest.mark.parametrize(
     "shape",
     [
-        *mnk((64, 64, 129), (64, 64, 45), (128, 32, 100)),
+        *mnk((64, 64, 129), (64, 64, 45), (128, 32, 100), gpu=[(*MANY_TILES, 45)]),
         drawn(SIDE, SIDE, LONG_K, offsets=(-3, 1, 5)),
     ],
 )
@@ -180,7 +181,12 @@ def test_k_tail(impl, shape):
 @pytest.mark.parametrize(
     "shape",
     [
-        *mnk((200, 150, 32), (70, 50, 64), (129, 257, 16), gpu=[(1000, 3000, 2000)]),
+        *mnk(
+            (200, 150, 32),
+            (70, 50, 64),
+            (129, 257, 16),
+            gpu=[(1000, 3000, 2000), (*MANY_TILES, 48)],
+        ),
         drawn(SIDE, SIDE, SIDE, offsets=(-1, 1, 3)),
     ],
 )

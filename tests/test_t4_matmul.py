@@ -16,6 +16,7 @@ from drills import runtime, spec
 from drills.bench import Bench, Shape
 from drills.judge.remote import LearnerError
 from drills.judge.testing import (
+    MANY_TILES,
     Case,
     ConfigPruned,
     Guarded,
@@ -210,7 +211,7 @@ def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
 @pytest.mark.parametrize(
     "shape",
     [
-        *mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3]),
+        *mnk((64, 64, 64), (128, 96, 64), gpu=[(2048,) * 3, (*MANY_TILES, 64)]),
         drawn(SIDE, SIDE, SIDE, near=(32, 64), offsets=(0,)),
         pytest.param((64, 48, 64, "integers"), id="64x48x64-integers-exact"),
     ],
@@ -233,7 +234,7 @@ GRID_SHAPES = [(100, 70, 48), (250, 260, 64)]
 
 
 @check("autotune_grid")
-@pytest.mark.parametrize("shape", mnk(*GRID_SHAPES))
+@pytest.mark.parametrize("shape", mnk(*GRID_SHAPES, gpu=[(*MANY_TILES, 64)]))
 def test_grid_follows_config(impl, shape):
     kernel = autotuned_kernel(impl)
     configs = autotune_configs(impl, kernel)
@@ -521,16 +522,27 @@ def test_last_group(impl, grid):
         pytest.param({"c_t": True}, id="out=buf.t()"),
         # everything a multiple of 8 but c's row stride (83): its alignment must be checked too
         pytest.param({"gaps": (0, 0, 3)}, id="c-row-stride-83"),
+        pytest.param(
+            {"b_t": True, "gaps": (8, 0, 8), "shape": (*MANY_TILES, 72)},
+            id="many-tiles-b=w.t()-sliced",
+            marks=needs_gpu("large"),
+        ),
     ],
 )
 def test_strides(impl, layout):
-    case = make_case(impl, 96, 80, 72, seed=3, **layout)
+    shape = layout.get("shape", (96, 80, 72))
+    layout = {k: v for k, v in layout.items() if k != "shape"}
+    case = make_case(impl, *shape, seed=3, **layout)
     run_case(dataclasses.replace(case, through_strides=True))
 
 
 @check("k_tail")
 @pytest.mark.parametrize(
-    "shape", [*mnk((64, 48, 45), (96, 32, 100)), drawn(SIDE, SIDE, (16, 256), offsets=(-3, 1, 5))]
+    "shape",
+    [
+        *mnk((64, 48, 45), (96, 32, 100), gpu=[(*MANY_TILES, 45)]),
+        drawn(SIDE, SIDE, (16, 256), offsets=(-3, 1, 5)),
+    ],
 )
 def test_k_tail(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=4), seed=4, hints=K_HINTS))
@@ -542,7 +554,12 @@ def test_k_tail(impl, shape):
 @pytest.mark.parametrize(
     "shape",
     [
-        *mnk((100, 70, 48), (33, 17, 64), (108, 72, 48), gpu=[(1000, 3000, 2000)]),
+        *mnk(
+            (100, 70, 48),
+            (33, 17, 64),
+            (108, 72, 48),
+            gpu=[(1000, 3000, 2000), (*MANY_TILES, 48)],
+        ),
         drawn(SIDE, SIDE, SIDE, offsets=(-1, 1, 4)),
     ],
 )
@@ -653,7 +670,9 @@ def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1) -> Case:
             f"{bias_step}: read it through its stride, bias_ptr + offs_bn * stride_bias, or "
             "pass the kernel bias.contiguous()."
         )
-        case.hints = dataclasses.replace(case.hints, outside_read=strided, values=strided)
+        case.hints = dataclasses.replace(
+            case.hints, outside_read=strided, values=strided, nan=strided
+        )
     return dataclasses.replace(
         case,
         name=f"matmul_bias_gelu, {case.name}"

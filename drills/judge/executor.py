@@ -52,9 +52,43 @@ class Refused(Exception):
     """A step the judge will not run as recorded; the message says why, for the learner."""
 
 
+class BeyondTheGpu(Exception):
+    """A launch that no NVIDIA GPU runs, whatever its kernel: the message names the limit, what
+    the launch asked for and the way around it. The interpreter has no such limits, so the judge
+    applies them there too, and a GPU's own error says less."""
+
+
+# CUDA's largest grid: 2^31 - 1 programs along axis 0, 65535 along axes 1 and 2
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+TMA_ALIGNMENT = 16  # bytes: a tensor descriptor's base address and its strides but the last
+
+
 # ---------------------------------------------------------------------------------------------
 # The interpreter, made to run what a GPU runs
 # ---------------------------------------------------------------------------------------------
+
+
+def tma_misalignment(base: torch.Tensor, strides: list) -> str:
+    """Why the GPU's tensor memory accelerator cannot read `base` through a descriptor with
+    these strides (in elements), or "": its address and every stride but the last must be
+    multiples of 16 bytes."""
+    size = base.element_size()
+    if base.data_ptr() % TMA_ALIGNMENT:
+        return (
+            f"a tensor descriptor's base must sit at a multiple of {TMA_ALIGNMENT} bytes, and "
+            f"this one is {base.data_ptr() % TMA_ALIGNMENT} bytes past one (a view that starts "
+            "mid-row): describe the whole tensor and offset the block instead, or load it with "
+            "tl.load."
+        )
+    for axis, stride in enumerate(strides[:-1]):
+        if int(stride) * size % TMA_ALIGNMENT:
+            return (
+                f"a tensor descriptor's strides but the last must be multiples of "
+                f"{TMA_ALIGNMENT} bytes, and stride {axis} is {stride} elements of {size} bytes "
+                f"({int(stride) * size} bytes): load such a tensor with tl.load, or copy it "
+                "into one whose rows are padded to 16 bytes."
+            )
+    return ""
 
 
 def is_constexpr(annotation) -> bool:
@@ -437,8 +471,12 @@ class Executor:
         if isinstance(value, dict) and "descriptor" in value:
             from triton.tools.tensor_descriptor import TensorDescriptor
 
+            base = storages.view(value["base"])
+            misaligned = tma_misalignment(base, value["strides"])
+            if misaligned:
+                raise BeyondTheGpu(misaligned)
             return TensorDescriptor(
-                storages.view(value["base"]),
+                base,
                 value["shape"],
                 value["strides"],
                 value["block_shape"],
@@ -460,6 +498,14 @@ class Executor:
         grid = tuple(int(g) for g in step["grid"])
         if not 1 <= len(grid) <= 3 or min(grid) < 0:
             raise Refused(f"a grid of {len(grid)} dimensions, {grid}")
+        for axis, (programs, most) in enumerate(zip(grid, GRID_LIMITS, strict=False)):
+            if programs > most:
+                raise BeyondTheGpu(
+                    f"the grid {grid} asks for {programs} programs along axis {axis}, and a CUDA "
+                    f"grid holds at most {most} there (2^31 - 1 along axis 0, 65535 along axes "
+                    "1 and 2): put the longest dimension on axis 0, or let each program take "
+                    "several blocks."
+                )
         names = set(kernel.arg_names)
         args, options = {}, {}
         for name, value in step["args"].items():
@@ -609,6 +655,7 @@ class Executor:
             "type": type(cause).__name__,
             "message": str(cause)[:4000],
             "refused": isinstance(e, Refused),
+            "limit": isinstance(e, BeyondTheGpu),
             "line": where.lineno if where else None,
             "code": (where.line or "").strip()[:300] if where else "",
             "fatal": is_fatal(e),

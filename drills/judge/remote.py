@@ -546,6 +546,8 @@ class Executor(Child):
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("refused"):
             return "failed", f"the judge could not run what your host code asked for: {text}"
+        if error.get("limit"):
+            return "failed", text
         too_big = _too_big(error.get("resources"))
         if too_big:
             return "out_of_resources", too_big
