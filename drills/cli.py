@@ -16,12 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from drills import catalog, chinese, exports, resources
+from drills.judge import forks
 
 # What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
 # executor: three of them import torch). Measured with the Gradescope bundle (--sandbox) under
 # cgroup limits, torch 2.14.1 and triton 3.8.0: all four references pass, one drill at a time,
 # in 1536 MB (peak 1385 MB at half a CPU, 1512 MB at one); in 1024 MB processes are killed.
 MEMORY_PER_DRILL = 1536 << 20
+# the seed asked for (DRILLS_SEED=N repeats a grade's inputs), read before any grade sets one
+ASKED_SEED = os.environ.get("DRILLS_SEED")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -161,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
-        processes.kill_descendants()
+        processes.kill_descendants(spare=forks.server_pids())
         if confinement:
             confinement.release()
 
@@ -202,8 +205,8 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
 
     impl = args.impl if args.impl in ("mine", "solutions") else str(Path(args.impl).resolve())
     # one seed for every judge of this grade, drawn now: no learner file can know it, and
-    # DRILLS_SEED=N repeats a grade's inputs
-    os.environ.setdefault("DRILLS_SEED", str(int.from_bytes(os.urandom(6), "little")))
+    # DRILLS_SEED=N repeats a grade's inputs (each grade of a watch draws its own)
+    os.environ["DRILLS_SEED"] = ASKED_SEED or str(int.from_bytes(os.urandom(6), "little"))
     title = report.heading(args.impl, rt.description, versions)
     title += f" · inputs from seed {os.environ['DRILLS_SEED']}"
     if confinement:
@@ -248,7 +251,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
             # the remaining workers meanwhile, rather than it running alone at the end
             graded = {drill.id: pool.submit(grade, drill) for drill in reversed(selected)}
             results = [graded[drill.id].result() for drill in selected]
-    processes.kill_descendants()
+    processes.kill_descendants(spare=forks.server_pids())
     native = report.native_document(
         results, args.impl, rt.kind, versions, time.monotonic() - started
     )

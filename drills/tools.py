@@ -138,12 +138,17 @@ def compare(drill: catalog.Drill, assume_yes: bool) -> int:
 def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
     """Re-grade the drill whenever its file changes; once it passes, watch the next drill's
     file instead, as the grade's Next line says. Polls, so it works on WSL and network file
-    systems where change notifications do not arrive."""
+    systems where change notifications do not arrive.
+
+    Each grade is the grader's own (drills.cli), run in this process, so that what it keeps
+    between grades stays warm: its fork server, which holds torch and triton imported and
+    nothing of any grade (drills/judge/forks.py), started here on the main thread so that it
+    lives as long as the watch. Every judge, runner and executor is a fresh fork of it."""
+    from drills.judge import forks
+
     path = drill.source("mine")
     seen = None
-    # Ctrl-C is how a watch stops, even where this process started with SIGINT ignored (as a
-    # command started in the background of a script does)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    forks.namespaces()  # starts the server now, on this thread
     try:
         while True:
             now = state.fingerprint(path)
@@ -173,17 +178,16 @@ def _grade_watched(drill: catalog.Drill) -> bool:
         f"Checking {drill.id} · {drill.title} ({path}) at {datetime.datetime.now():%H:%M:%S}...",
         flush=True,
     )
-    grading = subprocess.Popen(
-        [sys.executable, "grader.py", drill.id, "--watching"], cwd=catalog.ROOT
-    )
+    from drills import cli
+
     try:
-        return grading.wait() == 0
-    except KeyboardInterrupt:
-        # Ctrl-C at a terminal reaches the grader too, a SIGINT sent to watch alone does not:
-        # pass it on (the grader ignores a second one), let it stop what it started, then stop
-        grading.send_signal(signal.SIGINT)
-        grading.wait()
-        raise
+        # Ctrl-C while a grade runs stops the grade and the watch (the grader's own handler)
+        return cli.main([drill.id, "--watching"]) == 0
+    finally:
+        # Ctrl-C between grades is how a watch stops, even where this process started with
+        # SIGINT ignored (as a command started in the background of a script does)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # ---------------------------------------------------------------------------------------------
