@@ -164,9 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
-        processes.kill_descendants(spare=forks.server_pids())
+        processes.kill_descendants(spare=kept_warm(args))
         if confinement:
             confinement.release()
+
+
+def kept_warm(args) -> tuple[int, ...]:
+    """The processes a grade leaves running: under `make watch`, which grades in its own
+    process, the fork server it keeps warm for the next grade (torch and triton imported,
+    nothing of any grade); otherwise none."""
+    return forks.server_pids() if args.watching else ()
 
 
 def _export_requests(args) -> list[tuple[str, Path]]:
@@ -251,7 +258,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
             # the remaining workers meanwhile, rather than it running alone at the end
             graded = {drill.id: pool.submit(grade, drill) for drill in reversed(selected)}
             results = [graded[drill.id].result() for drill in selected]
-    processes.kill_descendants(spare=forks.server_pids())
+    processes.kill_descendants(spare=kept_warm(args))
     native = report.native_document(
         results, args.impl, rt.kind, versions, time.monotonic() - started
     )

@@ -84,11 +84,14 @@ RESET_HINTS = dataclasses.replace(
     "the last block of K.",
 )
 
-INT64 = (
-    "a's last rows start past 2^31 elements, where rows * K wraps negative in int32: compute "
-    "row indices in int64, rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)."
-)
-INT64_HINTS = dataclasses.replace(HINTS, outside=INT64, unwritten=INT64, values=INT64)
+
+def int64_advice(tensor: str, product: str) -> str:
+    """What an int32 offset into `tensor` does once its last rows start past 2^31 elements."""
+    return (
+        f"{tensor}'s last rows start past 2^31 elements, where {product} wraps negative in "
+        "int32: compute row indices in int64, rows = pid_m.to(tl.int64) * BLOCK_M + "
+        "tl.arange(0, BLOCK_M)."
+    )
 
 
 def owner(launch, idx) -> str:
@@ -247,11 +250,10 @@ def test_compiles_for_gpu(impl):
     run_case(make_case(impl, 96, 80, 48, seed=10))
 
 
-def past_2_31_case(impl, M: int) -> Case:
-    """a of M x 64 (2^31 + 4096 elements for M = 2^25 + 64) @ b of 64 x 16: its last rows start
-    past 2^31, where rows * K wraps in int32. Small integers keep a @ b exact, so torch's own
-    product is the answer (float64 copies of a would take 17 GB)."""
-    N, K = 16, 64
+def past_2_31_case(impl, M: int, N: int, K: int, advice: str) -> Case:
+    """a [M, K] @ b [K, N] where a or c has 2^31 elements or more: its last rows start past
+    2^31, where an int32 offset wraps. Small integers keep a @ b exact, so torch's own product
+    is the answer (float64 copies would take tens of GB)."""
     gen = generator(11)
     a = small_integers(M, K, generator=gen, device=device()).half()
     b = small_integers(K, N, generator=gen, device=device()).half()
@@ -262,20 +264,35 @@ def past_2_31_case(impl, M: int) -> Case:
         out=Guarded((M, N), torch.float16, output=True),
         expected=a @ b,
         tol=EXACT,
-        hints=INT64_HINTS,
+        hints=dataclasses.replace(HINTS, outside=advice, unwritten=advice, values=advice),
         owner=owner,
         tile=matmul_tile,
-        fault_advice=INT64,
+        fault_advice=advice,
     )
 
 
 @check("int64")
 @pytest.mark.parametrize(
-    "M", [pytest.param(2**25 + 64, id="(2^25+64)x16x64", marks=needs_gpu("4.3 GB a"))]
+    "shape, advice",
+    [
+        pytest.param(
+            (2**25 + 64, 16, 64),
+            int64_advice("a", "rows * K"),
+            id="(2^25+64)x16x64",
+            marks=needs_gpu("4.3 GB a"),
+        ),
+        # a and b small enough, c not: an int32 offset into the output alone
+        pytest.param(
+            (2**25 + 64, 64, 16),
+            int64_advice("c", "rows * N"),
+            id="(2^25+64)x64x16",
+            marks=needs_gpu("4.3 GB c"),
+        ),
+    ],
 )
-def test_row_offsets_past_2_31(impl, M):
+def test_row_offsets_past_2_31(impl, shape, advice):
     with big_gpu_memory(48e9):  # no local holds the case, so its buffers go back after it
-        run_case(past_2_31_case(impl, M))
+        run_case(past_2_31_case(impl, *shape, advice))
 
 
 def bench_inputs(shape: Shape) -> tuple[torch.Tensor, torch.Tensor]:
