@@ -154,13 +154,14 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
             now = state.fingerprint(path)
             if now != seen:
                 seen = now
+                started = time.monotonic()
                 if _grade_watched(drill) and drill is not catalog.DRILLS[-1]:
                     drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
                     path = drill.source("mine")
                     seen = state.fingerprint(path)  # graded at its first save, not at once
                 print(
-                    f"\nWatching {path.relative_to(catalog.ROOT)}: each save grades it, "
-                    "Ctrl-C stops.",
+                    f"\nGraded in {time.monotonic() - started:.1f} s. Watching "
+                    f"{path.relative_to(catalog.ROOT)}: each save grades it, Ctrl-C stops.",
                     flush=True,
                 )
             time.sleep(interval)
