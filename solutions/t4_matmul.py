@@ -127,14 +127,15 @@ def matmul_kernel(
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
     pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
 
-    # int64 indices, so that offs_am * stride_am (and offs_bn * stride_bn for b = w.t()) cannot
-    # wrap to a negative offset once a row starts past 2^31 elements
-    offs_am = pid_m.to(tl.int64) * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)  # [BLOCK_SIZE_M]
-    offs_bn = pid_n.to(tl.int64) * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)  # [BLOCK_SIZE_N]
+    offs_am = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)  # [BLOCK_SIZE_M]
+    offs_bn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)  # [BLOCK_SIZE_N]
     offs_k = tl.arange(0, BLOCK_SIZE_K)  # [BLOCK_SIZE_K]
+    # int64 row and column offsets, once per tile (the masks stay int32): offs_am * stride_am,
+    # and offs_bn * stride_bn for b = w.t(), wrap negative in int32 once a row starts past 2^31
+    rows, cols = offs_am.to(tl.int64), offs_bn.to(tl.int64)
     # strides, not shapes: a transposed or sliced operand is read where it lies
-    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    a_ptrs = a_ptr + rows[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
@@ -154,7 +155,7 @@ def matmul_kernel(
         acc = gelu(acc + bias.to(tl.float32)[None, :])
     # convert once, store through c's own strides
     c = acc.to(tl.float16)
-    c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn
+    c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     tl.store(c_ptrs, c, mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
 
 

@@ -5,7 +5,7 @@ LOSES = ["strides"]
 SAYS = "if its column stride were 1"
 EDITS = [
     (
-        "    c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn\n",
-        "    c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :]\n",
+        "    c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn\n",
+        "    c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :]\n",
     ),
 ]
