@@ -795,6 +795,88 @@ def test_a_branch_only_a_constexpr_decides_may_name_what_is_not_defined(tmp_path
     assert ("def add_kernel" in kernel_text) == kept, findings
 
 
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        # what triton's compiler never sees and its interpreter runs, in any branch
+        (
+            "    for i in tl.static_range(0):\n        pass\n    else:\n        x = x",
+            "a loop an else",
+        ),
+        ("    if BLOCK == 0:\n        f = lambda a: a\n", "defines a lambda"),
+        ("    if BLOCK == 0:\n        def f(a):\n            return a\n", "defines a function"),
+        (
+            "    if BLOCK == 0:\n        try:\n            x = x\n        finally:\n            pass",
+            "catches exceptions",
+        ),
+        # names the interpreter puts into the kernel's module are defined where it runs
+        ("    if BLOCK == 0:\n        np.add(x, x)", "reads np"),
+        ("    if BLOCK == 0:\n        inspect.os.getcwd()", "reads inspect"),
+        # the interpreter reads a kernel from the last line of its source that starts with `def `
+        (
+            '    """\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK):\n    """',
+            "starts with `def `",
+        ),
+    ],
+)
+def test_what_only_the_interpreter_would_run_is_left_out(tmp_path, line, why):
+    text = BASE.replace(
+        "    x = tl.load(x_ptr + offs, mask=offs < n)\n",
+        f"    x = tl.load(x_ptr + offs, mask=offs < n)\n{line}\n",
+        1,
+    )
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert "def add_kernel" not in kernel_text
+    assert why in str(findings), findings
+
+
+def test_a_kernel_of_a_class_is_no_module_level_name(tmp_path):
+    # at run time `eval` in a kernel is Python's builtin: no module-level kernel has that name
+    text = BASE.replace(
+        "@triton.jit\ndef add_kernel",
+        "class Ops:\n    @triton.jit\n    def eval(a):\n        pass\n\n\n@triton.jit\ndef add_kernel",
+    ).replace("    offs = ", "    eval(x_ptr)\n    offs = ", 1)
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert "def add_kernel" not in kernel_text
+    assert "a kernel of the class Ops" in str(findings), findings
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        # a kernel under a module-level `if` starts its line, outside any class before it
+        (
+            "class Ops:\n    @triton.jit\n    def k(a):\n        pass\n\n\nif True:\n"
+            "    @triton.jit\n    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+            "        pass\n"
+        ),
+        # a class kernel replaced by a module-level one: the class is left empty, and out
+        (
+            "class Ops:\n    @triton.jit\n    def add_kernel(a):\n        pass\n\n\n"
+            "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    pass\n"
+        ),
+        # a class body indented with a tab keeps it
+        (
+            "class Ops:\n\t@triton.jit\n\tdef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):"
+            "\n\t\tpass\n"
+        ),
+        # an alias of a kernel defined again later names the earlier one: no alias is kept
+        (
+            "@triton.jit\ndef add_kernel(a):\n    pass\n\n\nearlier = add_kernel\n\n\n"
+            "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    pass\n"
+        ),
+    ],
+)
+def test_kernels_kept_from_anywhere_make_a_module_that_loads(tmp_path, layout):
+    text = "import triton\nimport triton.language as tl\n\n\n" + layout
+    kernel_text, findings = learner(tmp_path, text).kernel_module()
+    assert findings == []
+    namespace = load_kernels(kernel_text)
+    kernels = {v for v in namespace.values() if hasattr(v, "fn")}
+    kernels |= {v for c in namespace.values() if isinstance(c, type) for v in vars(c).values()}
+    assert "add_kernel" in {getattr(k, "__name__", "") for k in kernels}, kernel_text
+
+
 def test_kernels_named_another_way_are_the_kernels_triton_runs(tmp_path):
     text = BASE.replace(
         "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):",

@@ -71,9 +71,12 @@ class KernelModule:
         for index, stmt in enumerate(self.source.tree.body):
             self.add_statement(stmt, self.source.tree.body[:index])
         self.drop_unsafe_bodies()
+        lines = self.source.text.split("\n")
         for name in sorted(self.included, key=lambda n: self.jit_defs[n].lineno):
             fn = self.jit_defs[name]
-            indent = " " * fn.col_offset  # a kernel of a class body stays in its class
+            # a kernel of a class body stays in its class, indented as it was; any other starts
+            # its line (one in a module-level `if` too)
+            indent = lines[fn.lineno - 1][: fn.col_offset] if name in self.owner else ""
             self.chunks.append((fn.lineno - 1, indent + self.decorator(fn)))
             self.chunks.append((fn.lineno, indent + ast.get_source_segment(self.source.text, fn)))
         self.add_other_names()
@@ -83,7 +86,9 @@ class KernelModule:
         """The aliases of the kernels kept, and the classes that hold some (their kernels are
         in them already, on their lines), where the module had them."""
         for alias, (line, name) in self.kernel_aliases.items():
-            if name in self.included:
+            # of the kernel the module keeps, which the module defines before the alias or not
+            # at all (an alias of a kernel defined again later names the earlier one)
+            if name in self.included and self.jit_defs[name].end_lineno < line:
                 self.chunks.append((line, f"{alias} = {name}"))
         for name, cls in self.classes.items():
             if any(self.owner.get(k) is cls for k in self.included):
@@ -98,7 +103,6 @@ class KernelModule:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.add_assignment(stmt)
         elif self.source.is_jit(stmt):
-            self.owner.pop(stmt.name, None)
             self.add_jit_def(stmt)
         elif isinstance(stmt, ast.ClassDef) and self.class_of_kernels(stmt):
             pass
@@ -166,8 +170,7 @@ class KernelModule:
                     "shares its name with another kernel, and a launch names its kernel by that",
                 )
             elif self.source.is_jit(stmt):
-                self.owner[stmt.name] = cls
-                self.add_jit_def(stmt)
+                self.add_jit_def(stmt, owner=cls)
                 self.classes[cls.name] = cls
         return cls.name in self.classes
 
@@ -319,10 +322,15 @@ class KernelModule:
             return None
         return self.aliases[parts[0]].split(".") + parts[1:]
 
-    def add_jit_def(self, fn: ast.FunctionDef) -> None:
+    def add_jit_def(self, fn: ast.FunctionDef, owner: ast.ClassDef | None = None) -> None:
         """A kernel whose defaults and annotations are safe (they are evaluated when the module
-        is exec'd); its body is checked once every constant is known."""
+        is exec'd); its body is checked once every constant is known. `owner`: the class whose
+        body defines it."""
         self.jit_defs[fn.name] = fn
+        if owner is None:
+            self.owner.pop(fn.name, None)
+        else:
+            self.owner[fn.name] = owner
         self.included.discard(fn.name)  # an earlier kernel of the same name is replaced
         self.constants.discard(fn.name)
         args = fn.args
@@ -374,6 +382,12 @@ class KernelModule:
         nodes = [n for stmt in fn.body for n in ast.walk(stmt)]
         bases = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
         for node in nodes:
+            unseen = NOT_COMPILED.get(type(node))
+            if unseen:
+                return node.lineno, unseen
+            if isinstance(node, (ast.For, ast.While)) and node.orelse:
+                # the compiler never looks at a loop's else; the interpreter runs it
+                return node.orelse[0].lineno, "gives a loop an else, which triton never compiles"
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 return node.lineno, "imports a module"
             if isinstance(node, ast.Name) and node.id.startswith("__"):
@@ -383,6 +397,12 @@ class KernelModule:
                 return node.lineno, "uses getattr"
             if isinstance(node, ast.Attribute) and node.attr[0] == "_":
                 return node.lineno, f"reads {node.attr}"
+        later_def = self.later_def_line(fn)
+        if later_def:
+            return later_def, (
+                "has a line inside it that starts with `def ` (in a string): triton's "
+                "interpreter takes the last such line for the kernel's first"
+            )
         in_constexpr_branch = constexpr_branches(fn)
         for node, local in scoped(fn):
             parts = name_chain(node) if id(node) not in bases else None
@@ -390,6 +410,16 @@ class KernelModule:
             if problem and not (id(node) in in_constexpr_branch and self.undefined(parts, local)):
                 return node.lineno, problem
         return None
+
+    def later_def_line(self, fn: ast.FunctionDef) -> int | None:
+        """The line, after fn's own `def`, of one whose text starts with `def `: none can but in a
+        string (a kernel defines no function), and the interpreter reads the kernel from the
+        last such line of its source, the compiler from the first."""
+        lines = self.source.text.split("\n")[fn.lineno : fn.end_lineno]
+        return next(
+            (fn.lineno + 1 + i for i, line in enumerate(lines) if line.strip().startswith("def ")),
+            None,
+        )
 
     def undefined(self, parts: list[str], local: set[str]) -> bool:
         """Whether a name read in a kernel body is not defined in the kernel module, nor by
@@ -406,6 +436,7 @@ class KernelModule:
             or root in self.kernel_aliases
             or root in KERNEL_BUILTINS
             or hasattr(builtins, root)
+            or root in interpreter_names()
         )
 
     def chain_problem(self, node: ast.expr, parts: list[str], local: set[str]) -> str | None:
@@ -430,6 +461,11 @@ class KernelModule:
                 f"reads {dotted}: triton lets a kernel reach no class's attributes, only the "
                 "module's @triton.jit functions and tl.constexpr values"
             )
+        if root in self.owner:
+            return (
+                f"reads {root}, a kernel of the class {self.owner[root].name}: a kernel reaches "
+                "another by a module-level name only (a class body is no scope of its functions)"
+            )
         root = self.kernel_aliases.get(root, (0, root))[1]
         if root in self.included:
             return f"reads {dotted}, an attribute of a kernel" if len(parts) > 1 else None
@@ -450,6 +486,18 @@ class KernelModule:
 
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# what triton's code generator refuses in a kernel, and the interpreter would run: a branch that
+# a constexpr removes is compiled nowhere, so such code must not stand even there
+NOT_COMPILED = {
+    ast.Lambda: "defines a lambda",
+    ast.FunctionDef: "defines a function inside the kernel",
+    ast.AsyncFunctionDef: "defines a function inside the kernel",
+    ast.ClassDef: "defines a class inside the kernel",
+    ast.Try: "catches exceptions (try), which triton does not compile",
+    ast.TryStar: "catches exceptions (try), which triton does not compile",
+    ast.Global: "declares a global",
+    ast.Nonlocal: "declares a nonlocal",
+}
 # what a test that triton decides at compile time is made of: constexpr arguments and constants
 STATIC_TEST = (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.BinOp, ast.Load)
 STATIC_TEST += (ast.And, ast.Or, ast.Not, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -551,6 +599,20 @@ def value_attributes() -> set[str]:
                     )
         _value_attributes.difference_update(IR_PLUMBING)
     return _value_attributes
+
+
+_interpreter_names: set[str] = set()
+
+
+def interpreter_names() -> set[str]:
+    """The names triton's interpreter puts into a kernel's module when it rewrites a kernel
+    (its own module's globals: numpy, inspect, ...): defined where the kernel runs on the CPU,
+    though the kernel module never defines them."""
+    if not _interpreter_names:
+        from triton.runtime import interpreter
+
+        _interpreter_names.update(vars(interpreter))
+    return _interpreter_names
 
 
 def importable(path: str) -> bool:
