@@ -250,6 +250,7 @@ class KernelModule:
         else:
             return
         problem = next(filter(None, (check(p.split(".")) for p in paths)), None)
+        problem = problem or hidden_line_break(self.segment(stmt))
         if problem:
             self.leave_out(stmt.lineno, "this import", problem)
             return
@@ -268,6 +269,7 @@ class KernelModule:
         )
         safe = (
             plain_targets
+            and not hidden_line_break(self.segment(stmt))
             and stmt.value is not None
             and self.safe_value(stmt.value)
             and (not isinstance(stmt, ast.AnnAssign) or self.safe_annotation(stmt.annotation))
@@ -379,6 +381,9 @@ class KernelModule:
         """Whether the body can make triton's code generator run Python the learner chose.
         The generator looks names up in the kernel's locals, then in this module (which holds
         only vetted things), then in its own builtins; it calls whatever it finds."""
+        broken = hidden_line_break(self.segment(fn))
+        if broken:
+            return fn.lineno, broken
         nodes = [n for stmt in fn.body for n in ast.walk(stmt)]
         bases = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
         for node in nodes:
@@ -599,6 +604,23 @@ def value_attributes() -> set[str]:
                     )
         _value_attributes.difference_update(IR_PLUMBING)
     return _value_attributes
+
+
+# what str.splitlines() (and so linecache, which inspect reads a kernel's source from) takes for
+# the end of a line, and Python's own reading of a file does not
+HIDDEN_LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def hidden_line_break(text: str) -> str:
+    """Why text cannot stand in the kernel module: a character that ends a line for inspect
+    but not for Python, so the source that triton reads would not be the one checked; or ""."""
+    found = next((c for c in text if c in HIDDEN_LINE_BREAKS), None)
+    if found is None:
+        return ""
+    return (
+        f"holds {found!r}, which ends a line where triton reads the kernel's source and not "
+        "where Python reads it"
+    )
 
 
 _interpreter_names: set[str] = set()

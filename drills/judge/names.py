@@ -142,19 +142,32 @@ def name_chain(node: ast.AST) -> list[str] | None:
     return [node.id, *reversed(attributes)] if isinstance(node, ast.Name) else None
 
 
-def walk(path: list[str], imports: bool = False) -> list[object]:
-    """The objects that path[:1], path[:2], ... name, for as long as they are modules. getattr
-    is only ever called on a trusted module, so nothing the learner chose runs; a name this
-    version lacks ends the walk (unknown names are accepted, not flagged). With imports, a
-    prefix that names a loaded module is that module, as an import finds it: there
-    triton.runtime.driver is a module, where getattr finds an object."""
+def walk(path: list[str], imports: bool = False, deep: bool = False) -> list[object]:
+    """The objects that path[:1], path[:2], ... name, for as long as they are modules (with
+    deep, past any object too, read without running its code: a class's attribute can be a
+    module, tl.semantic.TritonSemantic.lang is triton.language.core). getattr is only ever
+    called on a trusted module, so nothing the learner chose runs; a name this version lacks
+    ends the walk (unknown names are accepted, not flagged). With imports, a prefix that names
+    a loaded module is that module, as an import finds it: there triton.runtime.driver is a
+    module, where getattr finds an object."""
     if path[0] not in ROOTS:
         return []
     found = [ROOTS[path[0]]]
     for i, name in enumerate(path[1:], start=2):
         if not isinstance(found[-1], types.ModuleType):
-            break
+            if not deep:
+                break
+            try:
+                found.append(inspect.getattr_static(found[-1], name))
+            except AttributeError:
+                break
+            continue
         module = sys.modules.get(".".join(path[:i])) if imports else None
+        if imports and deep and module is None and path[0] == "triton":
+            # triton's own submodule, which the executor may have loaded by the time a kernel
+            # runs (triton.language.semantic): imported here too, to be read as it will be
+            with contextlib.suppress(Exception):
+                module = importlib.import_module(".".join(path[:i]))
         try:
             found.append(module or getattr(found[-1], name))
         except Exception:  # noqa: BLE001 - a lazy attribute that fails to load is unknown too
@@ -181,6 +194,11 @@ def home(obj: object) -> str:
     interpreter's InterpretedFunction), the function's."""
     wrapped = inspect.getattr_static(obj, "fn", None)
     obj = wrapped if isinstance(wrapped, types.FunctionType) else obj
+    # a class's property or static method, as a class attribute read without running it
+    if isinstance(obj, property) and obj.fget is not None:
+        obj = obj.fget
+    elif isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
     if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
         return obj.__module__ or ""
     module = inspect.getattr_static(obj, "__module__", None)
@@ -188,18 +206,31 @@ def home(obj: object) -> str:
 
 
 def strays(
-    path: list[str], modules: tuple[str, ...], objects: tuple[str, ...] = (), start: int = 0
+    path: list[str],
+    modules: tuple[str, ...],
+    objects: tuple[str, ...] = (),
+    start: int = 0,
+    deep: bool = False,
 ) -> str | None:
     """Where a chain leaves its family, read as attributes or as an import: through a module
     of another (tl.core.builtins), or at an object that another module defined and this one
-    only imported (tl.extra.modules, which is sys.modules). Plain values are anyone's."""
-    for found in (walk(path), walk(path, imports=True)):
+    only imported (tl.extra.modules, which is sys.modules). Plain values are anyone's. With
+    deep, past objects too (see walk)."""
+    for found in (walk(path, deep=deep), walk(path, imports=True, deep=deep)):
         for i, obj in enumerate(found[start:], start):
             if isinstance(obj, types.ModuleType):
                 if not within(obj.__name__, modules):
                     return f"reaches {obj.__name__} through {'.'.join(path[:i])}"
             elif not isinstance(obj, PLAIN) and not within(home(obj), objects or modules):
                 return f"reaches {'.'.join(path[: i + 1])}, which comes from {home(obj)}"
+    return None
+
+
+def unknown(path: list[str]) -> str | None:
+    """A chain that this triton cannot follow to its end: a kernel may not read it (what a
+    name reaches once more is loaded is not known here), and no compiler would compile it."""
+    if len(walk(path, imports=True, deep=True)) < len(path):
+        return f"uses {'.'.join(path)}, which this triton does not have"
     return None
 
 
@@ -296,12 +327,17 @@ def kernel_chain_problem(path: list[str]) -> str | None:
     if hidden:
         return f"reads {hidden}"
     if path[0] == "math":
-        return strays(path, ("math",))
+        return strays(path, ("math",), deep=True)
     if path[:2] == ["triton", "language"]:
         # objects from triton.language, the compiler's enums (tl.PropagateNan), or the stand-ins
-        # the interpreter patches into triton.language while a kernel runs in this process
+        # the interpreter patches into triton.language while a kernel runs in this process;
+        # read past every object, since a class's attribute may be any module
         family = ("triton.language", "triton._C", "triton.runtime.interpreter")
-        return triton_problem(path) or strays(path, family[:1], objects=family, start=1)
+        return (
+            triton_problem(path)
+            or strays(path, family[:1], objects=family, start=1, deep=True)
+            or unknown(path)
+        )
     if path in (["triton", "cdiv"], ["triton", "next_power_of_2"]):
         return None
     return f"uses {'.'.join(path)}, which is not part of triton.language"
