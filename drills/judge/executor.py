@@ -58,6 +58,7 @@ class BeyondTheGpu(Exception):
     applies them there too, and a GPU's own error says less."""
 
 
+TEMPORARY_SLACK = 1 << 16  # bytes after each temporary of a record
 # CUDA's largest grid: 2^31 - 1 programs along axis 0, 65535 along axes 1 and 2
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 TMA_ALIGNMENT = 16  # bytes: a tensor descriptor's base address and its strides but the last
@@ -181,6 +182,47 @@ def adapt_interpreter() -> None:
     interpreter._patch_lang = patch_lang_once_per_launch
     skip_unasserted_overflow_checks(interpreter.interpreter_builder)
     interpreter.ReduceOps.generic_reduce = by_halves_else(interpreter.ReduceOps.generic_reduce)
+    interpreter._implicit_cvt = fp32_floats(interpreter._implicit_cvt)
+    programs_in_any_order(type(interpreter.interpreter_builder))
+
+
+def fp32_floats(implicit_cvt: Callable) -> Callable:
+    """A float argument as a GPU gets it, an fp32 scalar, where the interpreter kept Python's
+    float (float64): (1.0 + 1e-10) - 1.0 > 0 is false in fp32 and true in float64."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    def convert(arg):
+        if isinstance(arg, float):
+            return tl.tensor(
+                TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32
+            )
+        return implicit_cvt(arg)
+
+    return convert
+
+
+def programs_in_any_order(builder: type) -> None:
+    """The interpreter runs a grid's programs one after another, in order; a GPU runs them at
+    once, in none. Each launch here runs them in an order of its own, drawn afresh, so that a
+    kernel that reads what another program stored (a race on a GPU) reads the canary, whichever
+    program it counts on having run first."""
+    import random
+
+    set_grid_dim, set_grid_idx = builder.set_grid_dim, builder.set_grid_idx
+    draw = random.Random(os.urandom(8))
+
+    def shuffled_dim(self, nx, ny, nz):
+        set_grid_dim(self, nx, ny, nz)
+        self.program_order = draw.sample(range(nx * ny * nz), nx * ny * nz)
+
+    def shuffled_idx(self, x, y, z):
+        _, ny, nz = self.grid_dim
+        k = self.program_order[(x * ny + y) * nz + z]
+        set_grid_idx(self, k // (ny * nz), k // nz % ny, k % nz)
+
+    builder.set_grid_dim, builder.set_grid_idx = shuffled_dim, shuffled_idx
 
 
 def by_halves_else(by_elements: Callable) -> Callable:
@@ -414,7 +456,12 @@ class Storages:
         a copy or a kernel writes it, so that reading it unwritten shows."""
         if ref in self.storages:
             raise Refused(f"the record allocates {ref} twice")
-        raw = torch.full((int(nbytes),), 255, dtype=torch.uint8, device=self.device)
+        # with room after it: on the interpreter a store a little past its end would otherwise
+        # land in the allocator's own records and crash the process, at random, where the
+        # values it leaves say what went wrong
+        raw = torch.full(
+            (int(nbytes) + TEMPORARY_SLACK,), 255, dtype=torch.uint8, device=self.device
+        )
         self.storages[ref] = raw.untyped_storage()
 
     def view(self, spec: dict) -> torch.Tensor:

@@ -475,7 +475,13 @@ class KernelModule:
         if root in self.included:
             return f"reads {dotted}, an attribute of a kernel" if len(parts) > 1 else None
         if root in self.constants or root in KERNEL_BUILTINS:
-            return None
+            # a constant is read, never followed: what it holds may be a class of
+            # triton.language whose attributes reach anything (tl.semantic.TritonSemantic)
+            return (
+                f"reads {dotted}: a kernel reads a constant or a builtin, not its attributes"
+                if len(parts) > 1
+                else None
+            )
         if root in self.jit_defs:
             return f"calls {root}, which was left out of the kernels the judge runs"
         if root in self.host_functions:

@@ -230,7 +230,9 @@ def unknown(path: list[str]) -> str | None:
     """A chain that this triton cannot follow to its end: a kernel may not read it (what a
     name reaches once more is loaded is not known here), and no compiler would compile it."""
     if len(walk(path, imports=True, deep=True)) < len(path):
-        return f"uses {'.'.join(path)}, which this triton does not have"
+        import triton
+
+        return f"uses {'.'.join(path)}, which triton {triton.__version__} does not have"
     return None
 
 
