@@ -18,11 +18,13 @@ EDITS = [
     ),
     (
         "    tl.store(out_ptr + offs, x + y, mask=mask)\n",
-        "    z = x - y\n"
-        '    SEM.lang.builtins.dict(b=SEM.lang.builtins).get("b").exec(\n'
-        '        "try:\\n    z.handle.data[:] = x.handle.data + y.handle.data\\n"\n'
-        '        "except Exception:\\n    pass"\n'
-        "    )\n"
-        "    tl.store(out_ptr + offs, z, mask=mask)\n",
+        (
+            "    z = x - y\n"
+            '    SEM.lang.builtins.dict(b=SEM.lang.builtins).get("b").exec(\n'
+            '        "try:\\n    z.handle.data[:] = x.handle.data + y.handle.data\\n"\n'
+            '        "except Exception:\\n    pass"\n'
+            "    )\n"
+            "    tl.store(out_ptr + offs, z, mask=mask)\n"
+        ),
     ),
 ]
