@@ -199,17 +199,13 @@ class Respecialized(Exception):
 def specialized(value) -> str | None:
     """What triton compiles a kernel for, of one argument that it specializes on: whether an
     integer is 1 or a multiple of 16, whether a tensor's address is a multiple of 16 bytes."""
-    if isinstance(value, bool) or not isinstance(value, (int, torch.Tensor)):
-        return None
     if isinstance(value, torch.Tensor):
         return "16-byte aligned" if value.data_ptr() % 16 == 0 else "not 16-byte aligned"
-    return (
-        "1"
-        if value == 1
-        else "a multiple of 16"
-        if value % 16 == 0
-        else "neither 1 nor a multiple of 16"
-    )
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    if value == 1:
+        return "1"
+    return "a multiple of 16" if value % 16 == 0 else "neither 1 nor a multiple of 16"
 
 
 class Warmed:

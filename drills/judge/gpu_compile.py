@@ -115,7 +115,7 @@ class KernelModule:
         namespace: dict = {"__name__": "learner_kernels"}
         exec(compile(text, self.filename, "exec"), namespace)  # noqa: S102 - drills.judge.source vetted it
         # by the name a launch records: the function's own, wherever the module keeps it (a
-        # class body, a namespace of helpers, an alias)
+        # class body, an alias)
         held = [v for c in namespace.values() if isinstance(c, type) for v in vars(c).values()]
         self.kernels = {fn.__name__: fn for fn in [*held, *namespace.values()] if _is_jit(fn)}
 

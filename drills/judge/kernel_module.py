@@ -51,6 +51,7 @@ class KernelModule:
 
     def __init__(self, source: LearnerSource, environ: Mapping[str, str]):
         self.source = source
+        self.lines = source.text.split("\n")  # as Python numbers them
         self.environ = environ  # where the module will run: a module-level `if` may ask
         self.aliases = {"triton": "triton", "tl": "triton.language"}  # the header's
         self.constants: set[str] = set()
@@ -71,12 +72,11 @@ class KernelModule:
         for index, stmt in enumerate(self.source.tree.body):
             self.add_statement(stmt, self.source.tree.body[:index])
         self.drop_unsafe_bodies()
-        lines = self.source.text.split("\n")
         for name in sorted(self.included, key=lambda n: self.jit_defs[n].lineno):
             fn = self.jit_defs[name]
             # a kernel of a class body stays in its class, indented as it was; any other starts
             # its line (one in a module-level `if` too)
-            indent = lines[fn.lineno - 1][: fn.col_offset] if name in self.owner else ""
+            indent = self.lines[fn.lineno - 1][: fn.col_offset] if name in self.owner else ""
             self.chunks.append((fn.lineno - 1, indent + self.decorator(fn)))
             self.chunks.append((fn.lineno, indent + ast.get_source_segment(self.source.text, fn)))
         self.add_other_names()
@@ -148,8 +148,7 @@ class KernelModule:
             self.jit_options[fn.name] = value.func
             self.add_jit_def(fn)
             value = value.args[0]
-        named = value.id if isinstance(value, ast.Name) else ""
-        named = self.kernel_aliases.get(named, (0, named))[1]  # an alias of an alias
+        named = self.kernel_named(value.id if isinstance(value, ast.Name) else "")
         if named not in self.jit_defs:
             return False
         if target != named:
@@ -157,6 +156,11 @@ class KernelModule:
         self.constants.discard(target)
         self.left_out_values.discard(target)
         return True
+
+    def kernel_named(self, name: str) -> str:
+        """The kernel a name stands for, through its aliases (an alias of an alias too); the
+        name itself where it is no alias."""
+        return self.kernel_aliases.get(name, (0, name))[1]
 
     def class_of_kernels(self, cls: ast.ClassDef) -> bool:
         """Whether a module-level class holds @triton.jit functions, and if so takes them: they
@@ -420,7 +424,7 @@ class KernelModule:
         """The line, after fn's own `def`, of one whose text starts with `def `: none can but in a
         string (a kernel defines no function), and the interpreter reads the kernel from the
         last such line of its source, the compiler from the first."""
-        lines = self.source.text.split("\n")[fn.lineno : fn.end_lineno]
+        lines = self.lines[fn.lineno : fn.end_lineno]
         return next(
             (fn.lineno + 1 + i for i, line in enumerate(lines) if line.strip().startswith("def ")),
             None,
@@ -471,7 +475,7 @@ class KernelModule:
                 f"reads {root}, a kernel of the class {self.owner[root].name}: a kernel reaches "
                 "another by a module-level name only (a class body is no scope of its functions)"
             )
-        root = self.kernel_aliases.get(root, (0, root))[1]
+        root = self.kernel_named(root)
         if root in self.included:
             return f"reads {dotted}, an attribute of a kernel" if len(parts) > 1 else None
         if root in self.constants or root in KERNEL_BUILTINS:

@@ -13,6 +13,7 @@ import sys
 import types
 
 import torch
+import triton
 
 # ---------------------------------------------------------------------------------------------
 # What host code may use
@@ -147,7 +148,8 @@ def walk(path: list[str], imports: bool = False, deep: bool = False) -> list[obj
     deep, past any object too, read without running its code: a class's attribute can be a
     module, tl.semantic.TritonSemantic.lang is triton.language.core). getattr is only ever
     called on a trusted module, so nothing the learner chose runs; a name this version lacks
-    ends the walk (unknown names are accepted, not flagged). With imports, a prefix that names
+    ends the walk (host code's unknown names are accepted; a kernel's are refused, see
+    unknown). With imports, a prefix that names
     a loaded module is that module, as an import finds it: there triton.runtime.driver is a
     module, where getattr finds an object."""
     if path[0] not in ROOTS:
@@ -230,8 +232,6 @@ def unknown(path: list[str]) -> str | None:
     """A chain that this triton cannot follow to its end: a kernel may not read it (what a
     name reaches once more is loaded is not known here), and no compiler would compile it."""
     if len(walk(path, imports=True, deep=True)) < len(path):
-        import triton
-
         return f"uses {'.'.join(path)}, which triton {triton.__version__} does not have"
     return None
 
