@@ -53,6 +53,13 @@ KINDS = (
         "（求最大值时用 `-inf`，求和时用 0）。",
     ),
     Kind(
+        r"hold the judge's fill of `out`",
+        "读回了输出原来的内容",
+        "结果取决于调用前 `out` 里装的是什么：评测把 `out` 清零后再跑一次，结果变了。"
+        "Kernel 不能在写 `out` 之前读它；一个 Program 去读另一个 Program 写的块，就和它形成竞争，"
+        "因为 GPU 上的 Program 同时运行，没有先后（CPU 解释器每次启动都按随机顺序运行它们）。",
+    ),
+    Kind(
         r"never written",
         "从未写入",
         "输出里有元素没有任何 Program 写过。检查 Grid 是否向上取整（`triton.cdiv`），"
@@ -122,8 +129,10 @@ KINDS = (
         r"does not visit its tiles in grouped order",
         "Kernel 没有按分组顺序走 Tile",
         "结果是对的，但 Kernel 自己没有按分组顺序给 Program 分配 Tile（例如直接用了 "
-        "`pid // num_pid_n` 和 `pid % num_pid_n`）。在 Kernel 里用 "
-        "`grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)` 算出 `pid_m` 和 `pid_n`。",
+        "`pid // num_pid_n` 和 `pid % num_pid_n`）。按 "
+        "`grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)` 的算法算出 `pid_m` 和 "
+        "`pid_n`：组内按列走，最后一组的高度截断成 `min(num_pid_m - first_pid_m, "
+        "GROUP_SIZE_M)`。",
     ),
     Kind(
         r"a CUDA grid holds at most|tensor descriptor's (base|strides)",

@@ -303,8 +303,8 @@ def run_suite(
         for event in events:
             if event["event"] == "collected" and not run.collected:
                 run.collected = event["items"]
-            elif event["event"] == "result" and event["outcome"] != "not_run":
-                run.results[event["nodeid"]] = event
+            elif event["event"] == "result":
+                run.results[event["nodeid"]] = event  # a case not run counts neither way
                 if event["outcome"] == "failed":
                     failed_checks.add(event["check"])
         in_flight = _in_flight(events)

@@ -85,6 +85,7 @@ HOST_WORK_ON_PURPOSE = {
     "ops_matmul_split_k.py",
     "inductor_generated.py",
     "libentry_wrapper.py",
+    "tle_namespace.py",
 }
 
 
@@ -997,3 +998,105 @@ def test_a_compile_error_is_placed_at_a_line_of_the_learners_file(tmp_path):
     message = str(refused.value)
     assert "at 4:4:\ndef add_kernel(" in message  # triton's count, from the def
     assert "at mine/t1_add.py, line 9, column 4:\ndef add_kernel(" in learner.in_file_lines(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel_module(): FlagGems' `tle`, a namespace of @triton.jit helpers made in the file
+# ---------------------------------------------------------------------------------------------
+
+TLE_KERNEL = """
+import types
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def program_id(axis):
+    return tl.program_id(axis).to(tl.int64)
+
+
+def host_helper(x):
+    return x
+
+{before}
+tle = types.ModuleType("tle")
+tle.program_id = program_id
+{after}
+
+@triton.jit
+def add_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = {call} * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs, mask=offs < n)
+{tail}
+"""
+TLE_CASES = [
+    # (what is set before/after the namespace, the kernel's call, what follows; why, or None)
+    ("", "", "tle.program_id(0)", "", None),
+    ("from types import ModuleType as MT", "tle.pid = program_id", "tle.pid(0)", "", None),
+    ("", "", "tle.program_id(0)", "tle.late = program_id", None),  # set after the kernel
+    ("", "", "tle.num_programs(0)", "", "reads tle.num_programs, which the file never sets"),
+    ("", "tle.host = host_helper", "tle.host(0)", "", "calls tle.host, which is host_helper"),
+    ("", "tle = 4", "tle.program_id(0)", "", "reads tle.program_id: a kernel reads a constant"),
+    ("", "del tle.program_id", "tle.program_id(0)", "", "reads tle, a module-level value"),
+    ("", "tle.program_id += 1", "tle.program_id(0)", "", "reads tle, a module-level value"),
+    ("", "", "tle.program_id.fn(0)", "", "reads tle.program_id.fn, an attribute of a kernel"),
+    ("", "", "tl.program_id(0) + len(tle)", "", "passes the namespace tle around as a value"),
+    (
+        "",
+        "",
+        "tle.program_id(0)",
+        "@triton.jit\ndef program_id(axis):\n    return tl.program_id(axis)\n",
+        "calls tle.program_id, set to a program_id that the file defines again later",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after", "call", "tail", "why"), TLE_CASES)
+def test_a_namespace_of_jit_helpers_made_in_the_file(tmp_path, before, after, call, tail, why):
+    """FlagGems' kernels call tle.program_id(0), tle a module of @triton.jit helpers; a single
+    file makes it with types.ModuleType and sets its attributes. Triton compiles a kernel that
+    reaches a global of type ModuleType; the judge keeps the namespace, with only the kernels
+    its attributes are set to, and ends it where anything else binds, sets or deletes it."""
+    text = TLE_KERNEL.format(before=before, after=after, call=call, tail=tail)
+    if "MT" in before:
+        text = text.replace("types.ModuleType", "MT")
+    learner_source = learner(tmp_path, text)
+    kernel_text, findings = learner_source.kernel_module()
+    if why is None:
+        assert findings == [] and "def add_kernel" in kernel_text
+        # compiled as the judge compiles (drills.judge.gpu_compile), with the interpreter off
+        script = (
+            "import sys; from drills.judge.gpu_compile import KernelModule, stop_at_llvm_ir; "
+            "stop_at_llvm_ir(); module = KernelModule(sys.stdin.read(), 't1', []); "
+            "args = {'x_ptr': {'tensor': 'int64'}, 'n': 100, 'BLOCK': 16}; "
+            "print(module.compile({'kernel': 'add_kernel', 'args': args}))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=kernel_text,
+            cwd=ROOT,
+            env={k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.stdout.strip() == "None", done.stdout[-3000:] + done.stderr[-3000:]
+        assert load_kernels(kernel_text)["tle"].program_id is not None  # runs as a module too
+    else:
+        assert "def add_kernel" not in kernel_text
+        assert why in left_out(learner_source)
+
+
+@pytest.mark.parametrize(
+    "made",
+    ["types.SimpleNamespace(program_id=program_id)", 'types.ModuleType("triton.language.x")'],
+)
+def test_namespaces_triton_refuses_or_could_swap_are_left_out(tmp_path, made):
+    """A SimpleNamespace (or a namedtuple, a class) triton's code generator refuses; a module
+    with a dotted name could be one it swaps for a backend's (its module_map)."""
+    text = TLE_KERNEL.format(before="", after="", call="tle.program_id(0)", tail="")
+    text = text.replace('types.ModuleType("tle")', made).replace("tle.program_id = program_id", "")
+    learner_source = learner(tmp_path, text)
+    assert "reads tle, a module-level value that is not a constant" in left_out(learner_source)

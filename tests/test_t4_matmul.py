@@ -33,7 +33,9 @@ from drills.judge.testing import (
     kernels_launched,
     matmul_tile,
     needs_gpu,
+    not_applicable,
     note,
+    recorded_launches,
     run_case,
     run_twice,
     sides,
@@ -432,6 +434,13 @@ GROUPED = [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)]
 LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
 
 
+def probed_helper(impl) -> None:
+    """The probe needs the drill's helper; a kernel that computes its tile inline, as triton's
+    tutorial does, is judged on the order its own stores show instead."""
+    if not impl.defines("grouped_tile"):
+        not_applicable("the file has no grouped_tile; the kernel's own stores show its order")
+
+
 @check("grouped")
 @pytest.mark.parametrize(
     "grid",
@@ -441,6 +450,7 @@ LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
     ],
 )
 def test_grouped_order(impl, grid):
+    probed_helper(impl)
     grid = sides(grid, seed=0)
     tiles = impl.probe_grouped_tile(*grid)
     problem = grouping_problem(tiles, *grid)
@@ -450,26 +460,55 @@ def test_grouped_order(impl, grid):
         pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
 
 
+def tile_and_group(launch) -> tuple[int, int, int] | None:
+    """A matmul launch's tile of c and GROUP_SIZE_M, from its constexprs (the drill's names, or
+    BLOCK_M, BLOCK_N and GROUP_M), or None."""
+    group = next((launch.size(n) for n in ("GROUP_SIZE_M", "GROUP_M") if launch.size(n)), None)
+    tile = matmul_tile(launch)
+    return (*tile, group) if tile and group else None
+
+
 def grouped_stores(launch, writers: torch.Tensor) -> str:
     """Case.stores for a matmul case: the kernel's own order of tiles, from which program
-    stored each. Tile i of the grouped order belongs to program i, or, where programs take
-    several tiles, to program i % programs (a persistent kernel's stride over the tiles) or
-    i // tiles-per-program; a split-K program's id counts along axis 0 only. A kernel whose
-    launch does not name BLOCK_SIZE_M, BLOCK_SIZE_N and GROUP_SIZE_M is left to the probe."""
-    if launch is None:
-        return ""
-    sizes = [launch.size(k) for k in ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "GROUP_SIZE_M")]
-    if None in sizes:
+    stored each. Where programs take one tile each, program i's tile must be tile i of the
+    grouped order; where they take several, tile i belongs to program i % programs (a
+    persistent kernel's stride over the tiles) or i // tiles-per-program. A split-K program's
+    id counts along axis 0 only. A launch that does not name its tile and group is left alone."""
+    sizes = tile_and_group(launch)
+    if sizes is None:
         return ""
     bm, bn, group = sizes
     grid = (-(-writers.shape[0] // bm), -(-writers.shape[1] // bn), group)
     order = grouped_order(*grid)
     axis0 = launch.grid[0]
-    per_program = -(-len(order) // axis0)
     stored = [
         {p % axis0 for p in stored_by(writers[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn])}
         for m, n in order
     ]
+    if axis0 == len(order):  # one tile each: the probe's own words
+        tiles = {}
+        for tile, programs in zip(order, stored, strict=True):
+            for pid in programs:
+                tiles.setdefault(pid, []).append(tile)
+        found = [tiles.get(pid, [(-1, -1)]) for pid in range(axis0)]
+        pid = next((pid for pid, held in enumerate(found) if len(held) != 1), None)
+        if pid is not None:
+            return (
+                f"c is right, but the kernel does not visit its tiles in grouped order: "
+                f"program {pid} stored {len(found[pid]) or 'no'} tiles of c "
+                f"({found[pid][:4]}), where every program stores one. {ORDER_ADVICE}"
+            )
+        tiles = [held[0] for held in found]
+        problem = grouping_problem(tiles, *grid)
+        if problem is None:
+            return ""
+        row_by_row = tiles == grouped_order(grid[0], grid[1], 1)
+        advice = last_group_mistake(tiles, grid) if grid[0] % group and not row_by_row else ""
+        return (
+            f"c is right, but the kernel does not visit its tiles in grouped order: {problem} "
+            f"{advice or ORDER_ADVICE}"
+        )
+    per_program = -(-len(order) // axis0)
     for owner_of in (lambda i: i % axis0, lambda i: i // per_program):
         if all(programs == {owner_of(i)} for i, programs in enumerate(stored)):
             return ""
@@ -478,16 +517,50 @@ def grouped_stores(launch, writers: torch.Tensor) -> str:
         f"c is right, but the kernel does not visit its tiles in grouped order: tile "
         f"{order[i]} was stored by program {sorted(stored[i]) or 'none'}, and in grouped order "
         f"({grid[0]} x {grid[1]} tiles, GROUP_SIZE_M = {group}) it is program {i % axis0}'s. "
-        "Take the kernel's tile from grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M), "
-        "the helper the probe checks, not from pid // num_pid_n and pid % num_pid_n."
+        f"{ORDER_ADVICE}"
     )
+
+
+ORDER_ADVICE = (
+    "Compute each program's tile as grouped_tile does (pid_m = first_pid_m + (pid % "
+    "num_pid_in_group) % group_size_m, pid_n = (pid % num_pid_in_group) // group_size_m), "
+    "not as pid // num_pid_n and pid % num_pid_n."
+)
+
+
+LAST_GROUP_HINTS = dataclasses.replace(
+    HINTS,
+    unwritten="Tiles were left without a program. The rows of tiles here are one past a whole "
+    "group, so the last group has a single row: its height is group_size_m = min(num_pid_m - "
+    "first_pid_m, GROUP_SIZE_M), for pid_m = first_pid_m + (pid % num_pid_in_group) % "
+    "group_size_m and pid_n = (pid % num_pid_in_group) // group_size_m alike.",
+)
+
+
+def order_case(impl, rows_of_tiles, seed: int, hints: Hints = HINTS) -> Case:
+    """A case of rows_of_tiles(GROUP_SIZE_M) rows and 3 columns of the tiles of the config the
+    kernel runs with, on which its own order of tiles is judged (Case.stores): the tile and
+    group sizes are read from what a call launches. Where the launch does not name them, the
+    small case, and a note that the order went unchecked."""
+    small = make_case(impl, 160, 112, 32, seed=seed)
+    launches = recorded_launches(small)
+    sizes = tile_and_group(launches[-1]) if launches else None
+    if sizes is None:
+        note(
+            "The launch names no BLOCK_SIZE_M, BLOCK_SIZE_N and GROUP_SIZE_M (nor BLOCK_M, "
+            "BLOCK_N, GROUP_M): the kernel's own order of tiles was not checked."
+        )
+        return small
+    bm, bn, group = sizes
+    case = make_case(impl, rows_of_tiles(group) * bm, 3 * bn, 32, seed=seed, hints=hints)
+    return dataclasses.replace(case, stores=grouped_stores)
 
 
 @check("grouped")
 def test_kernel_visits_tiles_in_grouped_order(impl):
-    # which program stored each tile of c, seen on the interpreter (a GPU shows only values):
-    # a right grouped_tile that the kernel does not call leaves c right
-    run_case(dataclasses.replace(make_case(impl, 160, 112, 32, seed=13), stores=grouped_stores))
+    # which program stored each tile of c (the interpreter notes it, a GPU's cut grids show
+    # it): two whole groups of the kernel's config
+    run_case(order_case(impl, lambda group: 2 * group, seed=13))
 
 
 @check("last_group")
@@ -499,6 +572,7 @@ def test_kernel_visits_tiles_in_grouped_order(impl):
     ],
 )
 def test_last_group(impl, grid):
+    probed_helper(impl)
     num_pid_m, num_pid_n, group = sides(grid, seed=1)
     # a short last group is what this check is about: rows of tiles one past a multiple
     grid = (num_pid_m + (num_pid_m % group == 0), num_pid_n, group)
@@ -508,6 +582,12 @@ def test_last_group(impl, grid):
         # a pid past the last row of tiles comes with the clipping advice already
         advice = "" if "min(num_pid_m - first_pid_m" in problem else last_group_mistake(tiles, grid)
         pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
+
+
+@check("last_group")
+def test_kernel_clips_its_last_group(impl):
+    # after the probe, whose words are closer to the mistake: one row of tiles past a whole group: the last group has a single row
+    run_case(order_case(impl, lambda group: group + 1, seed=14, hints=LAST_GROUP_HINTS))
 
 
 @check("strides")

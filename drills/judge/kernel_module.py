@@ -65,6 +65,10 @@ class KernelModule:
         # another name for a kernel (matmul_kernel = kernel_fma), with its line
         self.kernel_aliases: dict[str, tuple[int, str]] = {}
         self.classes: dict[str, ast.ClassDef] = {}  # classes whose bodies hold kernels
+        # namespaces of kernels (FlagGems' tle): a module made in the file, with its line and
+        # name, and the kernel each of its attributes is set to, with that line
+        self.namespaces: dict[str, tuple[int, str]] = {}
+        self.members: dict[str, dict[str, tuple[int, str]]] = {}
         self.chunks: list[tuple[int, str]] = []  # (first line, text)
         self.findings: list[Finding] = []
 
@@ -93,9 +97,21 @@ class KernelModule:
         for name, cls in self.classes.items():
             if any(self.owner.get(k) is cls for k in self.included):
                 self.chunks.append((cls.lineno, f"class {name}:"))
+        for name, (line, module_name) in self.namespaces.items():
+            kept = [
+                (at, f"{name}.{attribute} = {self.kernel_named(value)}")
+                for attribute, (at, value) in self.members[name].items()
+                if self.member_problem(name, attribute) is None
+            ]
+            if kept:  # the header's triton is a module: its type is ModuleType
+                self.chunks += [(line, f"{name} = type(triton)({module_name!r})"), *kept]
 
     def add_statement(self, stmt: ast.stmt, before: list[ast.stmt]) -> None:
         """One module-level statement; `before`, the module's statements ahead of it."""
+        if self.namespace_statement(stmt):
+            return
+        if not isinstance(stmt, (ast.If, ast.Try)):  # their statements are read one by one
+            self.end_namespaces(stmt)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.add_import(stmt)
         elif self.other_name_for_kernels(stmt):
@@ -115,6 +131,7 @@ class KernelModule:
             for inner in taken:
                 self.add_statement(inner, before)
         elif not is_main_block(stmt):  # for, with, try, an `if` it cannot decide: unknown
+            self.end_namespaces(stmt)
             stored = {
                 n.id
                 for n in ast.walk(stmt)
@@ -122,6 +139,79 @@ class KernelModule:
             }
             self.constants -= stored
             self.left_out_values |= stored
+
+    def namespace_statement(self, stmt: ast.stmt) -> bool:
+        """Whether stmt makes a namespace of kernels or sets one of its attributes, and if so
+        takes it: FlagGems' kernels call helpers of a module imported as `tle`
+        (tle.program_id(0)); a single file makes that module itself, `tle =
+        types.ModuleType("tle")`, and sets its attributes to @triton.jit functions
+        (`tle.program_id = program_id`). Triton lets a kernel reach a global whose type is
+        ModuleType and call the @triton.jit functions it holds; a SimpleNamespace, a namedtuple
+        or a class it refuses."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            return False
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Name) and target.id not in self.aliases:
+            module_name = self.module_made(value)
+            if module_name is None:
+                return False
+            self.end_namespaces(stmt)
+            for names in (self.constants, self.left_out_values, self.host_functions):
+                names.discard(target.id)
+            self.namespaces[target.id] = (stmt.lineno, module_name)
+            self.members[target.id] = {}
+            return True
+        parts = name_chain(target)
+        if (
+            parts is not None
+            and len(parts) == 2
+            and parts[0] in self.namespaces
+            and not parts[1].startswith("_")
+            and isinstance(value, ast.Name)
+        ):
+            self.members[parts[0]][parts[1]] = (stmt.lineno, value.id)
+            return True
+        return False
+
+    def module_made(self, value: ast.expr) -> str | None:
+        """The name of the module that `types.ModuleType("name")` makes, where value is that
+        call with a plain name (a dotted one could be one that triton's code generator swaps for
+        a backend's module); None where it is anything else."""
+        if not (isinstance(value, ast.Call) and not value.keywords and 1 <= len(value.args) <= 2):
+            return None
+        paths = self.source.resolve(value.func)
+        strings = all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)
+        if not paths or any(p != ["types", "ModuleType"] for p in paths) or not strings:
+            return None
+        name = value.args[0].value
+        return name if name.isidentifier() else None
+
+    def end_namespaces(self, stmt: ast.stmt) -> None:
+        """A module-level statement that binds a namespace's name again, or sets or deletes
+        anything of it, ends it: what it holds is no longer known (a later binding is read as
+        any other)."""
+        for name in list(self.namespaces):
+            if touches(stmt, name):
+                del self.namespaces[name], self.members[name]
+                self.left_out_values.add(name)
+
+    def member_problem(self, namespace: str, attribute: str) -> str | None:
+        """Why a kernel may not call namespace.attribute: it is no kept kernel, or names one
+        defined again later (the judge keeps the last definition, Python's attribute the
+        earlier)."""
+        dotted = f"{namespace}.{attribute}"
+        if attribute not in self.members[namespace]:
+            return f"reads {dotted}, which the file never sets to a @triton.jit function"
+        line, value = self.members[namespace][attribute]
+        kernel = self.kernel_named(value)
+        if kernel not in self.jit_defs or kernel in self.owner:
+            return f"calls {dotted}, which is {value}: a namespace holds @triton.jit functions only"
+        redefined = self.kernel_aliases.get(value, (0,))[0] >= line
+        if redefined or self.jit_defs[kernel].end_lineno >= line:
+            return f"calls {dotted}, set to a {value} that the file defines again later"
+        if kernel not in self.included:
+            return f"calls {dotted}, which is {kernel}, left out of the kernels the judge runs"
+        return None
 
     def other_name_for_kernels(self, stmt: ast.stmt) -> bool:
         """Whether stmt names a kernel another way, and if so takes it: a kernel made by calling
@@ -443,6 +533,7 @@ class KernelModule:
             or root in self.constants
             or root in self.classes
             or root in self.kernel_aliases
+            or root in self.namespaces
             or root in KERNEL_BUILTINS
             or hasattr(builtins, root)
             or root in interpreter_names()
@@ -465,6 +556,12 @@ class KernelModule:
             return plumbing and f"reads {dotted}: {plumbing} is no attribute of a Triton value"
         if stored:
             return f"assigns to {dotted}"
+        if root in self.namespaces:
+            if len(parts) == 1:
+                return f"passes the namespace {root} around as a value"
+            if len(parts) > 2:
+                return f"reads {dotted}, an attribute of a kernel"
+            return self.member_problem(root, parts[1])
         if root in self.classes:
             return (
                 f"reads {dotted}: triton lets a kernel reach no class's attributes, only the "
@@ -501,6 +598,37 @@ class KernelModule:
 
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def touches(stmt: ast.stmt, name: str) -> bool:
+    """Whether a module-level statement binds `name`, or sets or deletes an attribute or item of
+    anything rooted at it (name.x = ..., del name.x, name.x += 1); the bodies of the functions
+    and classes it defines run later, if ever, and are not read."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return any(bound == name for bound, _ in import_bindings(stmt))
+    pending: list[ast.AST] = [stmt]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return True
+            pending += node.decorator_list  # what runs where it is defined
+            continue
+        if isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        written = isinstance(node, (ast.Attribute, ast.Subscript))
+        if written and not isinstance(node.ctx, ast.Load):
+            inner = node
+            while isinstance(inner, (ast.Attribute, ast.Subscript)):
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id == name:
+                return True
+        pending += ast.iter_child_nodes(node)
+    return False
+
+
 # what triton's code generator refuses in a kernel, and the interpreter would run: a branch that
 # a constexpr removes is compiled nowhere, so such code must not stand even there
 NOT_COMPILED = {

@@ -110,7 +110,7 @@ def pytest_runtest_setup(item):
     name, _ = _check_of(item)
     if name is not None and name in item.config._drills_failed_checks:
         item._drills_not_run = True
-        pytest.skip("not run: an earlier case of this check failed")
+        pytest.skip(f"{testing.NOT_RUN}an earlier case of this check failed")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,9 +180,10 @@ def pytest_runtest_makereport(item, call):
     state = item._drills
     if report.skipped and call.when in ("setup", "call"):
         # setup: a GPU-only case, or a check that already failed; call: a case that needs
-        # more GPU memory than is free
-        outcome = "not_run" if getattr(item, "_drills_not_run", False) else "skipped"
+        # more GPU memory than is free, or one that does not apply to this file ("not run: ")
         reason = str(report.longrepr[-1]).removeprefix("Skipped: ")
+        not_run = getattr(item, "_drills_not_run", False) or reason.startswith(testing.NOT_RUN)
+        outcome = "not_run" if not_run else "skipped"
         state.update(outcome=outcome, message=reason)
     elif report.failed and state["outcome"] != "failed":
         kind, message = _classify(call.excinfo)

@@ -46,6 +46,17 @@ def needs_gpu(reason: str):
     return pytest.mark.skipif(not runtime.current().is_gpu, reason=f"needs a GPU: {reason}")
 
 
+# a case's skip reason that starts so is not a GPU-only case: the plugin reports it not run
+NOT_RUN = "not run: "
+
+
+def not_applicable(why: str):
+    """Leave out a case that does not apply to this file (a probe of a helper it does not
+    have): it is reported not run, neither passed nor GPU-only, and the check's verdict rests
+    on its other cases."""
+    pytest.skip(NOT_RUN + why)
+
+
 def needs_bf16():
     """Mark a bf16 case: it needs a GPU, and one of sm_80 (Ampere) or newer, where Triton has
     bf16 (its own tests skip bf16 below that: check_type_supported in test_core.py). The T4 of a
@@ -731,10 +742,11 @@ class Case:
     # for a case whose offsets pass 2^31 elements: what a GPU fault most likely means (such
     # offsets computed in int32)
     fault_advice: str = ""
-    # on the interpreter, once the values are right: what the program that stored each element
-    # of the output (its linear id) says is wrong with the kernel's own order of work, given
-    # the last launch; "" when nothing is
-    stores: Callable[[Launch | None, torch.Tensor], str] = lambda launch, writers: ""
+    # once the values are right: what the program that stored each element of the output (its
+    # linear id) says is wrong with the kernel's own order of work, given the last launch; ""
+    # when nothing is. The interpreter notes each store's program; a GPU's are found by cutting
+    # the grid (writers_by_prefix)
+    stores: Callable[[Launch | None, torch.Tensor], str] | None = None
 
 
 def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
@@ -862,6 +874,7 @@ class Watched:
     writers: torch.Tensor | None  # on the interpreter: which program's store each out element holds
     again: Returned | None = None  # what a second call returned, where the record has one
     kept: int = 0  # tensors the call used but did not make (kept from an earlier call)
+    steps: list[dict] = field(default_factory=list)  # the record the executor ran
 
 
 def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
@@ -981,6 +994,7 @@ def watch(
         case.out.like_tensor(writers) if writers is not None else None,
         again_returned,
         sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
+        steps,
     )
 
 
@@ -1303,12 +1317,17 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def kernels_launched(case: Case) -> list[str]:
-    """The names of the kernels a call of the case launches, in order, as the runner's record
-    has them: nothing is run or compiled."""
+def recorded_launches(case: Case) -> list[Launch]:
+    """The launches a call of the case asks for, in order, as the runner's record has them
+    (with the config autotune keeps, the first): nothing is run or compiled."""
     args = [g.tensor for g in case.inputs.values()]
     steps, _, _ = _record(case.fn.call(args, dict(case.kwargs) | {"out": case.out.tensor}))
-    return [str(s.get("kernel")) for s in steps if s.get("step") == "launch"]
+    return [Launch.from_step(s) for s in steps if s.get("step") == "launch"]
+
+
+def kernels_launched(case: Case) -> list[str]:
+    """The names of the kernels a call of the case launches, in order."""
+    return [launch.kernel for launch in recorded_launches(case)]
 
 
 def run_case(case: Case) -> Watched:
@@ -1317,11 +1336,51 @@ def run_case(case: Case) -> Watched:
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
     fail = failure(case, watched, before)
-    if not fail and watched.writers is not None:
-        fail = case.stores(watched.launches[-1] if watched.launches else None, watched.writers)
+    if not fail and case.stores is not None and watched.launches:
+        writers = (
+            watched.writers if watched.writers is not None else writers_by_prefix(case, watched)
+        )
+        if writers is not None:
+            fail = case.stores(watched.launches[-1], writers)
     if fail:
         pytest.fail(f"case {case.name}: {fail}", pytrace=False)
     return watched
+
+
+# the most programs writers_by_prefix cuts a grid to, one run each
+MOST_PREFIXES = 256
+
+
+def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
+    """On a GPU, which program stored each element of the output, shaped like it, for a kernel
+    whose programs take one tile each: the record run again with axis 0 of its last launch cut
+    to its first k programs, k = 1, 2, ...; what a cut writes first is program k - 1's. None
+    where cutting the grid tells nothing: program 0 alone writes more than one tile (a
+    persistent kernel shares its tiles among however many programs run), the file reads the
+    grid's size (tl.num_programs), or a cut run fails. The output holds the last cut's values
+    afterwards."""
+    launch, block = watched.launches[-1], case.tile(watched.launches[-1])
+    last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
+    programs = launch.grid[0] if launch.grid else 0
+    if block is None or not 0 < programs <= MOST_PREFIXES:
+        return None
+    if "num_programs" in case.fn.code.source.text:
+        return None
+    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": case.out.tensor}
+    writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
+    for k in range(1, programs + 1):
+        steps = list(watched.steps)
+        steps[last] = steps[last] | {"grid": [k, *launch.grid[1:]]}
+        case.out.reset()
+        try:
+            case.fn.code.replay(steps, guarded)
+        except LearnerError:
+            return None
+        first = case.out.written().cpu() & (writers < 0)
+        if k == 1 and int(first.sum()) > block[0] * block[1]:
+            return None
+        writers[first] = k - 1
+    return case.out.like_tensor(writers)
 
 
 def run_twice(case: Case) -> None:
@@ -1530,18 +1589,56 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
                 f"{case.hints.unwritten}"
             )
-        seen = f"{len(flat)} of {out.numel()} output elements were never written {where}."
+        reads = reads_its_output(case, watched)
+        seen = (
+            f"{len(flat)} of {out.numel()} output elements hold the judge's fill of `out` "
+            f"{where}: read back from `out`, not computed."
+            if reads
+            else f"{len(flat)} of {out.numel()} output elements were never written {where}."
+        )
         tiles = map_of_tiles(case, watched, unwritten)
-        advice = case.why_unwritten(launch, unwritten) or case.hints.unwritten
+        advice = reads or case.why_unwritten(launch, unwritten) or case.hints.unwritten
         return True, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
     report = compare(out, case.expected, case.tol, owner)
     if report:
         # a recognised mistake is named first: some leave NaN where they divide 0 by 0
         advice = (
             case.diagnose(launch, out)
+            or reads_its_output(case, watched)
             or atomics_or_nan_advice(case, out)
             or _values_advice(out, case.expected, case.hints)
         )
         tiles = map_of_tiles(case, watched, unwritten)
         return True, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
     return None
+
+
+READS_ITS_OUTPUT = (
+    "The result depends on what `out` held before the call: run again with `out` zeroed "
+    "instead of the judge's fill, it came out different. A kernel must not read `out` before "
+    "it writes it; a program that reads a block another program stores races with it, since "
+    "a GPU runs programs at the same time, in no order (the CPU interpreter, in an order "
+    "drawn at each launch)."
+)
+
+
+def reads_its_output(case: Case, watched: Watched) -> str:
+    """READS_ITS_OUTPUT where the record, run again on an `out` of zeros, leaves a different
+    result: an element it wrote now holds other bits, or one that held the judge's fill holds
+    something other than zero. "" where it does not, or where the kernel adds into `out` with
+    atomics (their order changes the sums' last bits). `out` is left as the first run left it."""
+    if not watched.steps or adds_with_atomics(case):
+        return ""
+    out, kept = case.out, case.out.buffer.clone()
+    first, unwritten = _bits(out.tensor).clone(), out.never_written()
+    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": out.tensor}
+    _bits(out.tensor).zero_()
+    try:
+        case.fn.code.replay(watched.steps, guarded)
+        again = _bits(out.tensor).clone()
+    except LearnerError:
+        return ""
+    finally:
+        out.buffer.copy_(kept)
+    differs = torch.where(unwritten, again != 0, again != first)
+    return READS_ITS_OUTPUT if bool(differs.any()) else ""

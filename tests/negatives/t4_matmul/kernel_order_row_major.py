@@ -4,8 +4,6 @@ order (the L2 reuse the drill is about is lost)."""
 
 LOSES = ["grouped"]
 SAYS = "grouped order"
-# which program stored each tile is seen on the interpreter; a GPU shows only c, which is right
-RUNTIMES = ["interpreter"]
 EDITS = [
     (
         "    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)\n",
