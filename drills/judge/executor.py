@@ -18,6 +18,7 @@ result right, so no canary sees it. And it notes which program stored into each 
 output's buffer, for the judge's map of the output's tiles.
 """
 
+import ast
 import base64
 import contextlib
 import dataclasses
@@ -184,6 +185,71 @@ def adapt_interpreter() -> None:
     interpreter.ReduceOps.generic_reduce = by_halves_else(interpreter.ReduceOps.generic_reduce)
     interpreter._implicit_cvt = fp32_floats(interpreter._implicit_cvt)
     programs_in_any_order(type(interpreter.interpreter_builder))
+    logic_of_blocks_elementwise(interpreter)
+
+
+# the names the rewritten kernels call `and`, `or` and `not` by (the interpreter copies its
+# module's names into a kernel's globals, where the kernel module does not define them)
+LOGIC, NOT = "_drills_logic_of_blocks", "_drills_not_of_a_block"
+
+
+def logic_of_blocks_elementwise(interpreter: types.ModuleType) -> None:
+    """`and`, `or` and `not` of blocks as a GPU computes them: triton's code generator makes
+    them element by element (logical_and, logical_or, logical_not; deprecated since 3.6, with
+    a warning), where Python's ask a block's truth. The interpreter runs each kernel from its
+    own rewriting of the kernel's syntax tree; the rewriting also turns `a and b` into
+    LOGIC(True, lambda: a, lambda: b), which evaluates the operands in order as the compiler
+    does, and `not a` into NOT(a)."""
+    rewriting = type(interpreter.FunctionRewriter.ast_transformer)
+
+    class ElementwiseLogic(rewriting):
+        def visit_Assign(self, node):
+            node.value = self.visit(node.value)  # the interpreter's own does not descend there
+            return super().visit_Assign(node)
+
+        def visit_BoolOp(self, node):
+            node = self.generic_visit(node)
+            empty = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            operands = [ast.Lambda(args=empty, body=value) for value in node.values]
+            is_and = ast.Constant(isinstance(node.op, ast.And))
+            call = ast.Call(ast.Name(LOGIC, ast.Load()), [is_and, *operands], [])
+            return ast.copy_location(call, node)
+
+        def visit_UnaryOp(self, node):
+            node = self.generic_visit(node)
+            if not isinstance(node.op, ast.Not):
+                return node
+            return ast.copy_location(ast.Call(ast.Name(NOT, ast.Load()), [node.operand], []), node)
+
+    interpreter.FunctionRewriter.ast_transformer = ElementwiseLogic()
+    setattr(interpreter, LOGIC, logic_of_blocks)
+    setattr(interpreter, NOT, not_of_a_block)
+
+
+def logic_of_blocks(is_and: bool, *operands: Callable):
+    """`and` (is_and) or `or` of the operands, each a function that evaluates one, as triton's
+    code generator computes it: a value that is no tensor (a constexpr, a Python value) ends an
+    `and` when false and an `or` when true, and is the result; others leave no trace; the
+    tensors are combined element by element, the last two first."""
+    tensors, value = [], None
+    for operand in operands:
+        value = operand()
+        if isinstance(value, tl.tensor):
+            tensors.append(value)
+        elif bool(value) != is_and:
+            return value
+    if not tensors:
+        return value
+    while len(tensors) >= 2:
+        rhs, lhs = tensors.pop(), tensors.pop()
+        tensors.append(lhs.logical_and(rhs) if is_and else lhs.logical_or(rhs))
+    return tensors[0]
+
+
+def not_of_a_block(value):
+    """`not value` as triton's code generator computes it: a tensor's __not__, element by
+    element; a Python value's `not`."""
+    return value.__not__() if isinstance(value, tl.tensor) else not value
 
 
 def fp32_floats(implicit_cvt: Callable) -> Callable:
@@ -303,11 +369,11 @@ combining = False  # while reduce_by_halves runs a combine function on blocks
 
 def truth_of_a_scalar(tensor) -> bool:
     """A block's truth in the learner's kernels, as a GPU has it: a scalar's is its value; a
-    block has none (the compiler refuses `if block:`, and makes `and`, `or` and `not`
-    elementwise), where the interpreter's own takes any block as true, so `mask_a and mask_b`
-    would quietly be mask_b here and their elementwise `and` on a GPU. The interpreter's own
-    code asks a block's truth too: there it keeps its answer, but in a combine function that
-    reduce_by_halves hands blocks (a library's, inductor's, too)."""
+    block has none (the compiler refuses `if block:`; its `and`, `or` and `not` are element by
+    element, and logic_of_blocks_elementwise rewrites them so), where the interpreter's own
+    takes any block as true. The interpreter's own code asks a block's truth too: there it
+    keeps its answer, but in a combine function that reduce_by_halves hands blocks (a
+    library's, inductor's, too)."""
     data = tensor.handle.data
     if data.size == 1:
         return bool(data)
@@ -315,9 +381,9 @@ def truth_of_a_scalar(tensor) -> bool:
     if not (asked_by_kernel or combining):
         return True
     raise TypeError(
-        f"the truth of a block of {data.size} elements: `if`, `and`, `or` and `not` need one "
-        "value, and a GPU computes `and`, `or` and `not` of blocks element by element, which "
-        "the interpreter cannot: write them as &, | and ~ (tl.where to choose values)"
+        f"the truth of a block of {data.size} elements: `if`, `while` and `a if c else b` need "
+        "one value, and a GPU's compiler refuses a block there: choose values element by "
+        "element with tl.where(c, a, b), or reduce the block first (tl.max, tl.sum)"
     )
 
 
