@@ -54,10 +54,11 @@ KINDS = (
     ),
     Kind(
         r"hold the judge's fill of `out`",
-        "读回了输出原来的内容",
-        "结果取决于调用前 `out` 里装的是什么：评测把 `out` 清零后再跑一次，结果变了。"
-        "Kernel 不能在写 `out` 之前读它；一个 Program 去读另一个 Program 写的块，就和它形成竞争，"
-        "因为 GPU 上的 Program 同时运行，没有先后（CPU 解释器每次启动都按随机顺序运行它们）。",
+        "Program 之间有竞争",
+        "结果不只由输入决定：评测把这次调用重跑了一遍（`out` 不变，或先清零），结果变了。"
+        "Kernel 不能在写 `out` 之前读它；一个 Program 去读另一个 Program 写的块，或两个 Program "
+        "写同一个元素，就形成竞争，因为 GPU 上的 Program 同时运行，没有先后（CPU 解释器每次启动"
+        "都按随机顺序运行它们）。每个元素只能由一个 Program 根据输入算出并写入。",
     ),
     Kind(
         r"never written",

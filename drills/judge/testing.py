@@ -318,6 +318,12 @@ class Guarded:
         """Every element the canary again, as before a call."""
         _bits(self.buffer).fill_(self.canary)
 
+    def snapshot_of_start(self) -> torch.Tensor:
+        """A copy of the buffer as it was before any call: all canary."""
+        start = torch.empty_like(self.buffer)
+        _bits(start).fill_(self.canary)
+        return start
+
 
 # ---------------------------------------------------------------------------------------------
 # What a call did, as the runner tells it
@@ -1592,7 +1598,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         reads = reads_its_output(case, watched)
         seen = (
             f"{len(flat)} of {out.numel()} output elements hold the judge's fill of `out` "
-            f"{where}: read back from `out`, not computed."
+            f"{where} after the call."
             if reads
             else f"{len(flat)} of {out.numel()} output elements were never written {where}."
         )
@@ -1613,32 +1619,53 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
     return None
 
 
+RUN_TO_RUN = (
+    "The result changes from one run to the next on the same inputs (the judge ran the call's "
+    "record again): programs race, two storing into the same element, or one reading a block "
+    "another stores. A GPU runs programs at the same time, in no order, and the CPU "
+    "interpreter in an order drawn at each launch: each element must be stored by one "
+    "program, from what the inputs hold."
+)
 READS_ITS_OUTPUT = (
     "The result depends on what `out` held before the call: run again with `out` zeroed "
     "instead of the judge's fill, it came out different. A kernel must not read `out` before "
-    "it writes it; a program that reads a block another program stores races with it, since "
-    "a GPU runs programs at the same time, in no order (the CPU interpreter, in an order "
-    "drawn at each launch)."
+    "it writes it; where it reads a block another program stores, programs race, since a GPU "
+    "runs them at the same time, in no order (the CPU interpreter, in an order drawn at each "
+    "launch)."
 )
 
 
 def reads_its_output(case: Case, watched: Watched) -> str:
-    """READS_ITS_OUTPUT where the record, run again on an `out` of zeros, leaves a different
-    result: an element it wrote now holds other bits, or one that held the judge's fill holds
-    something other than zero. "" where it does not, or where the kernel adds into `out` with
-    atomics (their order changes the sums' last bits). `out` is left as the first run left it."""
+    """Why the result is not a function of the inputs, where the record run again shows it:
+    RUN_TO_RUN where a second run on the same `out` leaves other bits, READS_ITS_OUTPUT where
+    one on an `out` of zeros does (an element written now holds other bits, or one that held
+    the judge's fill holds something other than zero). "" where neither does, or where the
+    kernel adds into `out` with atomics (their order changes the sums' last bits). `out` is
+    left as the first run left it."""
     if not watched.steps or adds_with_atomics(case):
         return ""
     out, kept = case.out, case.out.buffer.clone()
     first, unwritten = _bits(out.tensor).clone(), out.never_written()
     guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": out.tensor}
-    _bits(out.tensor).zero_()
+
+    def run_again(start: torch.Tensor) -> torch.Tensor | None:
+        out.buffer.copy_(start)
+        try:
+            case.fn.code.replay(watched.steps, guarded)
+            return _bits(out.tensor).clone()
+        except LearnerError:
+            return None
+
     try:
-        case.fn.code.replay(watched.steps, guarded)
-        again = _bits(out.tensor).clone()
-    except LearnerError:
-        return ""
+        same = run_again(out.snapshot_of_start())
+        if same is None or not same.equal(first):
+            return RUN_TO_RUN if same is not None else ""
+        zeroed = out.snapshot_of_start()
+        _bits(zeroed.as_strided(out.tensor.shape, out.tensor.stride(), GUARD)).zero_()
+        again = run_again(zeroed)
     finally:
         out.buffer.copy_(kept)
+    if again is None:
+        return ""
     differs = torch.where(unwritten, again != 0, again != first)
     return READS_ITS_OUTPUT if bool(differs.any()) else ""

@@ -4,13 +4,14 @@ them; on a GPU they run at once, and the first wave reads the judge's NaN fill.
 
 It scored 100/100 on the grader of commit 1cc173a (CPU interpreter), found in a review of it:
 the interpreter ran the programs in order. It now runs them in an order drawn afresh at every
-launch, so the canary a program reads from a block not yet stored reaches its result. Run
-again on an `out` of zeros, the result changes: on both, the message says it depends on what
-`out` held. A launch of one program has no race: the tiny sizes pass.
+launch, so the canary a program reads from a block not yet stored reaches its result. The
+judge runs the record again: on the interpreter the result changes from run to run, on a GPU
+with what `out` held before the call; either message says the programs race. A launch of one
+program has no race: the tiny sizes pass.
 """
 
 LOSES = ["adds"]
-SAYS = "depends on what `out` held before the call"
+SAYS = "programs race"
 
 EDITS = [
     (
