@@ -209,7 +209,9 @@ def logic_of_blocks_elementwise(interpreter: types.ModuleType) -> None:
 
         def visit_BoolOp(self, node):
             node = self.generic_visit(node)
-            empty = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            empty = ast.arguments(
+                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
+            )
             operands = [ast.Lambda(args=empty, body=value) for value in node.values]
             is_and = ast.Constant(isinstance(node.op, ast.And))
             call = ast.Call(ast.Name(LOGIC, ast.Load()), [is_and, *operands], [])
