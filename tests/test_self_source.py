@@ -1100,3 +1100,19 @@ def test_namespaces_triton_refuses_or_could_swap_are_left_out(tmp_path, made):
     text = text.replace('types.ModuleType("tle")', made).replace("tle.program_id = program_id", "")
     learner_source = learner(tmp_path, text)
     assert "reads tle, a module-level value that is not a constant" in left_out(learner_source)
+
+
+@pytest.mark.parametrize(
+    "definition, fits",
+    [
+        ("def grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr): pass", True),
+        ("def grouped_tile(pid, m, n, g, extra=0): pass", True),
+        ("def grouped_tile(*args): pass", True),
+        ("def grouped_tile(pid, M, N, BM, BN, G): pass", False),
+        ("def grouped_tile(pid, m, n): pass", False),
+        ("grouped_tile = 4", False),
+    ],
+)
+def test_the_probe_calls_grouped_tile_only_where_four_arguments_fit(tmp_path, definition, fits):
+    found = learner(tmp_path, f"import triton.language as tl\n{definition}\n")
+    assert found.takes_positional("grouped_tile", 4) is fits

@@ -435,10 +435,14 @@ LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
 
 
 def probed_helper(impl) -> None:
-    """The probe needs the drill's helper; a kernel that computes its tile inline, as triton's
-    tutorial does, is judged on the order its own stores show instead."""
-    if not impl.defines("grouped_tile"):
-        not_applicable("the file has no grouped_tile; the kernel's own stores show its order")
+    """The probe needs the drill's helper, grouped_tile(pid, num_pid_m, num_pid_n,
+    GROUP_SIZE_M); a kernel that computes its tile inline, as triton's tutorial does, or
+    through a helper of its own, is judged on the order its own stores show instead."""
+    if not impl.takes_positional("grouped_tile", 4):
+        not_applicable(
+            "the file has no grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M); the "
+            "kernel's own stores show its order"
+        )
 
 
 @check("grouped")

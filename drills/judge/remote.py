@@ -662,6 +662,10 @@ class LearnerCode:
     def defines(self, name: str) -> bool:
         return self.source is not None and self.source.defines_function(name)
 
+    def takes_positional(self, name: str, count: int) -> bool:
+        """Whether the file defines a function `name` that `count` positional arguments fit."""
+        return self.source is not None and self.source.takes_positional(name, count)
+
     def kernel_names(self) -> tuple[str, ...]:
         """The file's top-level @triton.jit functions, as the judge reads them."""
         return self.source.jit_names if self.source is not None else ()

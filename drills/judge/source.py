@@ -193,6 +193,16 @@ class LearnerSource:
     def defines_function(self, name: str) -> bool:
         return name in self.top_level
 
+    def takes_positional(self, name: str, count: int) -> bool:
+        """Whether the file's last top-level def of `name` can be called with `count`
+        positional arguments."""
+        fn = self.top_level_def(name)
+        if fn is None:
+            return False
+        given = fn.args.posonlyargs + fn.args.args
+        required = len(given) - len(fn.args.defaults)
+        return required <= count and (count <= len(given) or fn.args.vararg is not None)
+
     def jit_function_names(self) -> list[str]:
         return list(self.jit_names)
 
