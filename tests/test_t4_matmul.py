@@ -472,36 +472,48 @@ def tile_and_group(launch) -> tuple[int, int, int] | None:
     return (*tile, group) if tile and group else None
 
 
+def programs_tiles(writers: torch.Tensor, bm: int, bn: int, programs: int) -> list[list]:
+    """The tiles of c (in tiles of bm x bn) that each program stored, by its id along axis 0
+    (a split-K program's other axes share it), each program's in row-major order."""
+    tiles: list[list] = [[] for _ in range(programs)]
+    for m in range(-(-writers.shape[0] // bm)):
+        for n in range(-(-writers.shape[1] // bn)):
+            for pid in stored_by(writers[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn]):
+                tiles[pid % programs].append((m, n))
+    return tiles
+
+
+def one_tile_each(found: list[list]) -> str:
+    """Why these programs do not store one tile each, or ""."""
+    pid = next((pid for pid, held in enumerate(found) if len(held) != 1), None)
+    if pid is None:
+        return ""
+    return (
+        f"c is right, but the kernel does not visit its tiles in grouped order: program {pid} "
+        f"stored {len(found[pid]) or 'no'} tiles of c ({found[pid][:4]}), where every program "
+        f"stores one. {ORDER_ADVICE}"
+    )
+
+
 def grouped_stores(launch, writers: torch.Tensor) -> str:
     """Case.stores for a matmul case: the kernel's own order of tiles, from which program
     stored each. Where programs take one tile each, program i's tile must be tile i of the
     grouped order; where they take several, tile i belongs to program i % programs (a
     persistent kernel's stride over the tiles) or i // tiles-per-program. A split-K program's
-    id counts along axis 0 only. A launch that does not name its tile and group is left alone."""
+    id counts along axis 0 only. A launch that does not name its tile and group is judged by
+    unnamed_order."""
     sizes = tile_and_group(launch)
     if sizes is None:
-        return ""
+        return unnamed_order(launch, writers)
     bm, bn, group = sizes
     grid = (-(-writers.shape[0] // bm), -(-writers.shape[1] // bn), group)
     order = grouped_order(*grid)
     axis0 = launch.grid[0]
-    stored = [
-        {p % axis0 for p in stored_by(writers[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn])}
-        for m, n in order
-    ]
     if axis0 == len(order):  # one tile each: the probe's own words
-        tiles = {}
-        for tile, programs in zip(order, stored, strict=True):
-            for pid in programs:
-                tiles.setdefault(pid, []).append(tile)
-        found = [tiles.get(pid, [(-1, -1)]) for pid in range(axis0)]
-        pid = next((pid for pid, held in enumerate(found) if len(held) != 1), None)
-        if pid is not None:
-            return (
-                f"c is right, but the kernel does not visit its tiles in grouped order: "
-                f"program {pid} stored {len(found[pid]) or 'no'} tiles of c "
-                f"({found[pid][:4]}), where every program stores one. {ORDER_ADVICE}"
-            )
+        found = programs_tiles(writers, bm, bn, axis0)
+        several = one_tile_each(found)
+        if several:
+            return several
         tiles = [held[0] for held in found]
         problem = grouping_problem(tiles, *grid)
         if problem is None:
@@ -512,6 +524,10 @@ def grouped_stores(launch, writers: torch.Tensor) -> str:
             f"c is right, but the kernel does not visit its tiles in grouped order: {problem} "
             f"{advice or ORDER_ADVICE}"
         )
+    stored = [
+        {p % axis0 for p in stored_by(writers[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn])}
+        for m, n in order
+    ]
     per_program = -(-len(order) // axis0)
     for owner_of in (lambda i: i % axis0, lambda i: i // per_program):
         if all(programs == {owner_of(i)} for i, programs in enumerate(stored)):
@@ -522,6 +538,43 @@ def grouped_stores(launch, writers: torch.Tensor) -> str:
         f"{order[i]} was stored by program {sorted(stored[i]) or 'none'}, and in grouped order "
         f"({grid[0]} x {grid[1]} tiles, GROUP_SIZE_M = {group}) it is program {i % axis0}'s. "
         f"{ORDER_ADVICE}"
+    )
+
+
+def unnamed_order(launch, writers: torch.Tensor) -> str:
+    """The order of a launch that names neither its tile nor its group (names of its own):
+    the tile is the one program 0 stored, the first of every grouped order, and the programs,
+    one tile each, must follow a grouped order of some GROUP_SIZE_M of 2 or more (1 is a walk
+    row by row, no grouping at all). Left alone where programs take several tiles each, or
+    where the tiles make a single row or column, which every order walks alike."""
+    axis0 = launch.grid[0]
+    first = (writers >= 0) & (writers % axis0 == 0)
+    rows, cols = (torch.nonzero(first.any(dim)).flatten().tolist() for dim in (1, 0))
+    if not rows:
+        return ""
+    if rows[0] != 0 or cols[0] != 0:
+        return (
+            "c is right, but the kernel does not visit its tiles in grouped order: program 0 "
+            f"did not store the first tile, at c[0, 0], but c[{rows[0]}, {cols[0]}]. "
+            f"{ORDER_ADVICE}"
+        )
+    bm, bn = rows[-1] + 1, cols[-1] + 1
+    num_pid_m, num_pid_n = -(-writers.shape[0] // bm), -(-writers.shape[1] // bn)
+    if axis0 != num_pid_m * num_pid_n or num_pid_m < 2 or num_pid_n < 2:
+        return ""
+    found = programs_tiles(writers, bm, bn, axis0)
+    several = one_tile_each(found)
+    if several:
+        return several
+    tiles = [held[0] for held in found]
+    if any(tiles == grouped_order(num_pid_m, num_pid_n, g) for g in range(2, num_pid_m + 1)):
+        return ""
+    row_by_row = tiles == grouped_order(num_pid_m, num_pid_n, 1)
+    return (
+        "c is right, but the kernel does not visit its tiles in grouped order: its "
+        f"{num_pid_m} x {num_pid_n} tiles of {bm} x {bn} follow no grouped order of 2 rows or "
+        f"more{', but go row by row' if row_by_row else ''} (its launch names no GROUP_SIZE_M "
+        f"or GROUP_M, so any group height would do). {ORDER_ADVICE}"
     )
 
 
@@ -544,17 +597,14 @@ LAST_GROUP_HINTS = dataclasses.replace(
 def order_case(impl, rows_of_tiles, seed: int, hints: Hints = HINTS) -> Case:
     """A case of rows_of_tiles(GROUP_SIZE_M) rows and 3 columns of the tiles of the config the
     kernel runs with, on which its own order of tiles is judged (Case.stores): the tile and
-    group sizes are read from what a call launches. Where the launch does not name them, the
-    small case, and a note that the order went unchecked."""
-    small = make_case(impl, 160, 112, 32, seed=seed)
-    launches = recorded_launches(small)
+    group sizes are read from what a call launches. Where the launch does not name them, a
+    case of a few rows and columns of any config's tiles (unnamed_order)."""
+    # sides that make several rows and columns of tiles of any config's tiles, up to 128 x 256
+    unnamed = make_case(impl, 320, 544, 32, seed=seed)
+    launches = recorded_launches(unnamed)
     sizes = tile_and_group(launches[-1]) if launches else None
     if sizes is None:
-        note(
-            "The launch names no BLOCK_SIZE_M, BLOCK_SIZE_N and GROUP_SIZE_M (nor BLOCK_M, "
-            "BLOCK_N, GROUP_M): the kernel's own order of tiles was not checked."
-        )
-        return small
+        return dataclasses.replace(unnamed, stores=grouped_stores)
     bm, bn, group = sizes
     case = make_case(impl, rows_of_tiles(group) * bm, 3 * bn, 32, seed=seed, hints=hints)
     return dataclasses.replace(case, stores=grouped_stores)

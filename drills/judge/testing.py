@@ -1361,14 +1361,14 @@ def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
     """On a GPU, which program stored each element of the output, shaped like it, for a kernel
     whose programs take one tile each: the record run again with axis 0 of its last launch cut
     to its first k programs, k = 1, 2, ...; what a cut writes first is program k - 1's. None
-    where cutting the grid tells nothing: program 0 alone writes more than one tile (a
-    persistent kernel shares its tiles among however many programs run), the file reads the
-    grid's size (tl.num_programs), or a cut run fails. The output holds the last cut's values
-    afterwards."""
+    where cutting the grid tells nothing: program 0 alone writes more than the launch's tile,
+    where the case knows it (a persistent kernel may share its tiles among however many
+    programs run), the file reads the grid's size (tl.num_programs), or a cut run fails. The
+    output holds the last cut's values afterwards."""
     launch, block = watched.launches[-1], case.tile(watched.launches[-1])
     last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
     programs = launch.grid[0] if launch.grid else 0
-    if block is None or not 0 < programs <= MOST_PREFIXES:
+    if not 0 < programs <= MOST_PREFIXES:
         return None
     if "num_programs" in case.fn.code.source.text:
         return None
@@ -1383,7 +1383,7 @@ def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
         except LearnerError:
             return None
         first = case.out.written().cpu() & (writers < 0)
-        if k == 1 and int(first.sum()) > block[0] * block[1]:
+        if k == 1 and block is not None and int(first.sum()) > block[0] * block[1]:
             return None
         writers[first] = k - 1
     return case.out.like_tensor(writers)
