@@ -238,6 +238,26 @@ def test_a_child_that_dies_mid_request_is_a_crash_of_the_learners_code():
     assert "exited with status 7" in str(raised.value)
 
 
+def test_an_executor_that_dies_before_its_hello_is_the_judges_own_failure():
+    """The executor says hello before it reads anything of the learner's: a death before that
+    (its own module broken, say) is the grader's failure, not a crash of the learner's file."""
+    import subprocess as sp
+    import time as clock
+
+    from drills.judge.remote import Executor, JudgesOwnFailure, Sandbox
+
+    class DiesStarting(Executor):
+        def popen(self, fd: int) -> sp.Popen:
+            command = [sys.executable, "-c", "raise ImportError('a broken install')"]
+            return sp.Popen(command, stdout=self.log, stderr=sp.STDOUT)
+
+    executor = DiesStarting("t1_add.py", {"module": ""}, Sandbox(), clock.time() + 60)
+    with pytest.raises(
+        JudgesOwnFailure, match="(?s)executor died while starting.*a broken install"
+    ):
+        executor.start_once()
+
+
 def test_the_interpreter_skips_only_the_overflow_checks_no_assert_reads():
     import dataclasses
 

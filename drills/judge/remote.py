@@ -532,7 +532,14 @@ class Executor(Child):
         }
 
     def _greet(self) -> None:
-        super()._greet()
+        try:
+            super()._greet()
+        except LearnerError as e:
+            # its hello comes before it reads anything of the learner's: a death before it is
+            # the judge's own (a broken install), never the learner's file
+            if e.kind != "crashed":
+                raise
+            raise JudgesOwnFailure(f"the judge's executor died while starting: {e}") from None
         self.send({"op": "load", **self.kernel_module}, [], START_LIMIT[self.kind])
 
     def request(self, op: str, case_limit: float, **fields) -> dict:
