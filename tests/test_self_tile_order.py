@@ -2,8 +2,9 @@
 the last launch's grid to its first k programs, k = 1, 2, ..., and reads which tiles each cut
 writes first. The interpreter notes every store's program itself, so here the two must agree,
 for a kernel that computes its tile through grouped_tile, one that computes it inline, one
-that walks the tiles row by row, and one whose launch names neither tile nor group; a
-persistent kernel, whose share of tiles per program changes with the grid, gives no answer
+that walks the tiles row by row, one whose launch names neither tile nor group, and a
+persistent one, whose programs stride over the tiles by a number the launch passes; a file
+that reads the grid's size, whose programs' share of tiles a cut changes, gets no answer
 rather than a wrong one."""
 
 import dataclasses
@@ -35,6 +36,8 @@ def learner_code(path):
         POSITIVES / "tutorial_03.py",
         ROOT / "tests" / "negatives" / "t4_matmul" / "inline_row_major.py",
         POSITIVES / "names_of_its_own.py",
+        POSITIVES / "persistent.py",
+        ROOT / "tests" / "negatives" / "t4_matmul" / "persistent_row_major.py",
     ],
     ids=lambda p: p.stem,
 )
@@ -48,15 +51,27 @@ def test_cut_grids_find_the_program_the_interpreter_saw_store_each_tile(path, tm
             case = dataclasses.replace(make_case(code, 64, 96, 32, seed=3), stores=case.stores)
         watched = watch(case, with_out=True)
         noted = watched.writers.clone()
-        assert (noted >= 0).all() and noted.unique().numel() > 3
+        assert (noted >= 0).all() and noted.unique().numel() >= 3
         found = writers_by_prefix(case, watched)
         assert found is not None and found.equal(noted)
     finally:
         code.close()
 
 
-def test_a_persistent_kernel_gets_no_answer_from_cut_grids():
-    code = learner_code(POSITIVES / "persistent.py")
+def test_a_file_that_reads_the_grids_size_gets_no_answer_from_cut_grids(tmp_path):
+    # the persistent kernel striding by tl.num_programs(0), which a cut changes, not NUM_SMS
+    text = negatives.mutated(
+        (POSITIVES / "persistent.py").read_text(),
+        [
+            (
+                "tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True)",
+                "tile_id in tl.range(start_pid, num_tiles, tl.num_programs(0), flatten=True)",
+            )
+        ],
+    )
+    path = tmp_path / "t4_matmul.py"
+    path.write_text(text)
+    code = learner_code(path)
     try:
         case = order_case(code, lambda group: 2 * group, seed=3)
         watched = watch(case, with_out=True)

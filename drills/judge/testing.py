@@ -1358,19 +1358,18 @@ MOST_PREFIXES = 256
 
 
 def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
-    """On a GPU, which program stored each element of the output, shaped like it, for a kernel
-    whose programs take one tile each: the record run again with axis 0 of its last launch cut
-    to its first k programs, k = 1, 2, ...; what a cut writes first is program k - 1's. None
-    where cutting the grid tells nothing: program 0 alone writes more than the launch's tile,
-    where the case knows it (a persistent kernel may share its tiles among however many
-    programs run), the file reads the grid's size (tl.num_programs), or a cut run fails. The
-    output holds the last cut's values afterwards."""
-    launch, block = watched.launches[-1], case.tile(watched.launches[-1])
+    """On a GPU, which program stored each element of the output, shaped like it: the record
+    run again with axis 0 of its last launch cut to its first k programs, k = 1, 2, ...; what a
+    cut writes first is program k - 1's. A program's work cannot depend on how many run unless
+    the file reads the grid's size (tl.num_programs) or waits on other programs (which takes
+    atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
+    keep their tiles, their stride over the tiles being a number the launch passes. The output
+    holds the last cut's values afterwards."""
+    launch = watched.launches[-1]
     last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
     programs = launch.grid[0] if launch.grid else 0
-    if not 0 < programs <= MOST_PREFIXES:
-        return None
-    if "num_programs" in case.fn.code.source.text:
+    text = case.fn.code.source.text
+    if not 0 < programs <= MOST_PREFIXES or "num_programs" in text or "atomic_" in text:
         return None
     guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": case.out.tensor}
     writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
@@ -1383,8 +1382,6 @@ def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
         except LearnerError:
             return None
         first = case.out.written().cpu() & (writers < 0)
-        if k == 1 and block is not None and int(first.sum()) > block[0] * block[1]:
-            return None
         writers[first] = k - 1
     return case.out.like_tensor(writers)
 
