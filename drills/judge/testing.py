@@ -318,12 +318,6 @@ class Guarded:
         """Every element the canary again, as before a call."""
         _bits(self.buffer).fill_(self.canary)
 
-    def snapshot_of_start(self) -> torch.Tensor:
-        """A copy of the buffer as it was before any call: all canary."""
-        start = torch.empty_like(self.buffer)
-        _bits(start).fill_(self.canary)
-        return start
-
 
 # ---------------------------------------------------------------------------------------------
 # What a call did, as the runner tells it
@@ -1353,6 +1347,17 @@ def run_case(case: Case) -> Watched:
     return watched
 
 
+def replayed(case: Case, steps: list[dict]) -> bool:
+    """Run a record again on the case's buffers, as it stands (for what the run leaves in
+    `out`); False where it fails."""
+    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": case.out.tensor}
+    try:
+        case.fn.code.replay(steps, guarded)
+    except LearnerError:
+        return False
+    return True
+
+
 # the most programs writers_by_prefix cuts a grid to, one run each
 MOST_PREFIXES = 256
 
@@ -1371,15 +1376,12 @@ def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
     text = case.fn.code.source.text
     if not 0 < programs <= MOST_PREFIXES or "num_programs" in text or "atomic_" in text:
         return None
-    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": case.out.tensor}
     writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
     for k in range(1, programs + 1):
         steps = list(watched.steps)
         steps[last] = steps[last] | {"grid": [k, *launch.grid[1:]]}
         case.out.reset()
-        try:
-            case.fn.code.replay(steps, guarded)
-        except LearnerError:
+        if not replayed(case, steps):
             return None
         first = case.out.written().cpu() & (writers < 0)
         writers[first] = k - 1
@@ -1643,23 +1645,18 @@ def reads_its_output(case: Case, watched: Watched) -> str:
         return ""
     out, kept = case.out, case.out.buffer.clone()
     first, unwritten = _bits(out.tensor).clone(), out.never_written()
-    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": out.tensor}
 
-    def run_again(start: torch.Tensor) -> torch.Tensor | None:
-        out.buffer.copy_(start)
-        try:
-            case.fn.code.replay(watched.steps, guarded)
-            return _bits(out.tensor).clone()
-        except LearnerError:
-            return None
+    def run_again(zeroed: bool) -> torch.Tensor | None:
+        out.reset()
+        if zeroed:
+            _bits(out.tensor).zero_()
+        return _bits(out.tensor).clone() if replayed(case, watched.steps) else None
 
     try:
-        same = run_again(out.snapshot_of_start())
+        same = run_again(zeroed=False)
         if same is None or not same.equal(first):
             return RUN_TO_RUN if same is not None else ""
-        zeroed = out.snapshot_of_start()
-        _bits(zeroed.as_strided(out.tensor.shape, out.tensor.stride(), GUARD)).zero_()
-        again = run_again(zeroed)
+        again = run_again(zeroed=True)
     finally:
         out.buffer.copy_(kept)
     if again is None:
