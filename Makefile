@@ -4,7 +4,7 @@
 #   make progress                                             every drill's last grade, and next
 #   make bench [DRILL=t1] [IMPL=mine|solutions]               time kernels beside torch (GPU)
 #   make hint [DRILL=t2] [LANG=zh]                            the next hint for a drill (zh: 中文)
-#   make watch [DRILL=t2]                                     re-grade a drill on every save
+#   make watch [DRILL=t2]                                     re-grade on every save (DRILL: stay on it)
 #   make reset DRILL=t2                                       back up mine/, restore the stub
 #   make compare DRILL=t2 [YES=1]                             your file beside the reference
 #   make doctor                                               check the environment

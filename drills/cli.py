@@ -83,8 +83,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--watching",
-        action="store_true",
-        help="as run by `make watch`: the Next line says what watching does next",
+        nargs="?",
+        const="course",
+        choices=("course", "drill"),
+        help="as run by `make watch`, which goes on to the next drill after a pass (course) or "
+        "stays on the one it was given (drill): the Next line says what watching does next",
     )
     return parser.parse_args(argv)
 

@@ -103,11 +103,12 @@ def next_step(
     results: list[DrillResult] = (),
     *,
     check_text: str = "",
-    watching: bool = False,
+    watching: str | None = None,
     language: str = "en",
 ) -> str:
     """The `Next:` line: what to do after this grade. `check_text`: only the checks whose names
-    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save;
+    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save,
+    moving on after a pass ("course") or staying on the drill it was given ("drill");
     `language`: the edition of the lesson it names."""
     if r is None:
         return _next_after_a_pass(impl, results, check_text, watching, language)
@@ -136,7 +137,7 @@ def next_step(
 
 
 def _next_after_a_pass(
-    impl: str, results: list[DrillResult], check_text: str, watching: bool, language: str
+    impl: str, results: list[DrillResult], check_text: str, watching: str | None, language: str
 ) -> str:
     if check_text:
         whole = _grade_command(results[0].id, impl)
@@ -151,6 +152,12 @@ def _next_after_a_pass(
             done += f" Watch keeps watching {results[-1].source} (Ctrl-C stops it)."
         return done
     lesson = after.in_language(after.lesson, language).relative_to(catalog.ROOT)
+    if watching == "drill":
+        return (
+            f"Next: {after.id} · {after.title} (read {lesson}). Watch stays on "
+            f"{results[-1].source}, as you asked, and grades each save; for {after.id}, stop it "
+            f"(Ctrl-C) and run `make watch DRILL={after.id}`."
+        )
     if watching:
         mine = after.source("mine").relative_to(catalog.ROOT)
         return (
@@ -225,7 +232,7 @@ def show(
     verbose: bool = False,
     *,
     check_text: str = "",
-    watching: bool = False,
+    watching: str | None = None,
     language: str = "en",
 ) -> None:
     """The terminal report. `check_text`: only the checks whose names hold it were run.

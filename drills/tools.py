@@ -135,10 +135,11 @@ def compare(drill: catalog.Drill, assume_yes: bool) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
+def watch(drill: catalog.Drill, stay: bool = False, interval: float = 0.5) -> int:
     """Re-grade the drill whenever its file changes; once it passes, watch the next drill's
-    file instead, as the grade's Next line says. Polls, so it works on WSL and network file
-    systems where change notifications do not arrive.
+    file instead, as the grade's Next line says, unless asked to `stay` on this drill (a drill
+    named on the command line: its lesson goes on past a first pass). Polls, so it works on
+    WSL and network file systems where change notifications do not arrive.
 
     Each grade is the grader's own (drills.cli), run in this process, so that what it keeps
     between grades stays warm: its fork server, which holds torch and triton imported and
@@ -155,7 +156,8 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
             if now != seen:
                 seen = now
                 started = time.monotonic()
-                if _grade_watched(drill) and drill is not catalog.DRILLS[-1]:
+                passed = _grade_watched(drill, stay)
+                if passed and not stay and drill is not catalog.DRILLS[-1]:
                     drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
                     path = drill.source("mine")
                     seen = state.fingerprint(path)  # graded at its first save, not at once
@@ -170,7 +172,7 @@ def watch(drill: catalog.Drill, interval: float = 0.5) -> int:
         return 0
 
 
-def _grade_watched(drill: catalog.Drill) -> bool:
+def _grade_watched(drill: catalog.Drill, stay: bool) -> bool:
     """Grade the drill in mine/ on a clear screen; whether it passed."""
     if sys.stdout.isatty():
         print("\033[2J\033[H", end="")
@@ -183,7 +185,7 @@ def _grade_watched(drill: catalog.Drill) -> bool:
 
     try:
         # Ctrl-C while a grade runs stops the grade and the watch (the grader's own handler)
-        return cli.main([drill.id, "--watching"]) == 0
+        return cli.main([drill.id, "--watching=" + ("drill" if stay else "course")]) == 0
     finally:
         # Ctrl-C between grades is how a watch stops, even where this process started with
         # SIGINT ignored (as a command started in the background of a script does)
@@ -353,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tool == "hint":
         return hint(drill)
     if args.tool == "watch":
-        return watch(drill)
+        return watch(drill, stay=args.drill is not None)
     if args.tool == "reset":
         return reset(drill)
     return compare(drill, args.yes)

@@ -157,11 +157,50 @@ IGNORE_SIGINT_THEN_EXEC = (
 )
 
 
+def watched(monkeypatch, stay: bool) -> list[tuple[str, bool]]:
+    """The drills a watch of t2 grades, each with what it was told, when every poll sees a
+    save and every grade passes: two grades, then Ctrl-C."""
+    from drills.judge import forks
+
+    graded = []
+
+    def grade(drill, stays):
+        graded.append((drill.id, stays))
+        if len(graded) == 2:
+            raise KeyboardInterrupt
+        return True
+
+    saves = iter(range(100))
+    monkeypatch.setattr(tools, "_grade_watched", grade)
+    monkeypatch.setattr(state, "fingerprint", lambda path: (path, next(saves)))
+    monkeypatch.setattr(forks, "namespaces", lambda: False)
+    assert tools.watch(catalog.find("t2"), stay=stay, interval=0) == 0
+    return graded
+
+
+def test_watch_of_a_named_drill_stays_on_it_after_a_pass(monkeypatch):
+    assert watched(monkeypatch, stay=True) == [("t2", True), ("t2", True)]
+    assert watched(monkeypatch, stay=False) == [("t2", False), ("t3", False)]
+
+
+def test_the_next_line_of_a_watch_says_where_it_goes_after_a_pass():
+    from drills import report
+    from drills.grading import DrillResult
+
+    passed = DrillResult("t2", "t2_softmax", "Row-wise softmax", "passed", 100, 100, 1.0, [])
+    passed.source = "mine/t2_softmax.py"
+    stays = report.next_step(None, "mine", [passed], watching="drill")
+    assert "Watch stays on mine/t2_softmax.py" in stays and "make watch DRILL=t3" in stays
+    moves = report.next_step(None, "mine", [passed], watching="course")
+    assert "watch moves on to t3" in moves
+
+
 @pytest.mark.slow
 def test_watch_regrades_on_save_moves_on_after_a_pass_and_stops_on_ctrl_c(clone):
     watcher = subprocess.Popen(
-        # started as a script's background job is: SIGINT ignored, which exec keeps
-        [sys.executable, "-c", IGNORE_SIGINT_THEN_EXEC, "-m", "drills.tools", "watch", "t1"],
+        # started as a script's background job is: SIGINT ignored, which exec keeps; no drill
+        # named, so it starts at the first unfinished one and follows the course
+        [sys.executable, "-c", IGNORE_SIGINT_THEN_EXEC, "-m", "drills.tools", "watch"],
         cwd=clone,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
