@@ -24,7 +24,7 @@ ifeq ($(origin LANG),command line)
 export DRILLS_LANG := $(LANG)
 endif
 
-.PHONY: help grade progress bench hint watch reset compare doctor versions run test test-fast clean
+.PHONY: help grade progress bench hint watch reset compare doctor versions run test test-fast lint clean
 
 help:
 	@sed -n '2,14p' Makefile | sed 's/^#//'
@@ -75,11 +75,15 @@ $(VENV)/.tests-ready: $(READY) pyproject.toml
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --maxschedchunk=1
 
-test: $(VENV)/.tests-ready
+test: lint
 	$(PY) -m pytest $(PYTEST_PARALLEL) -q --durations=30
 
-test-fast: $(VENV)/.tests-ready
+test-fast: lint
 	$(PY) -m pytest $(PYTEST_PARALLEL) -q -m "not slow" --durations=10
+
+lint: $(VENV)/.tests-ready
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 clean:
 	$(PYTHON) drills/bootstrap.py --clean

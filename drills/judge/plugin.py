@@ -25,10 +25,11 @@ from drills import runtime
 runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torch
 runtime.one_thread_when_interpreting()
 
-from drills import catalog, processes
-from drills.judge import testing
-from drills.judge.remote import LearnerCode, LearnerError, Sandbox
-from drills.limits import CASE_LIMIT
+# after the environment above is set: these import torch
+from drills import catalog, processes  # noqa: E402
+from drills.judge import testing  # noqa: E402
+from drills.judge.remote import LearnerCode, LearnerError, Sandbox  # noqa: E402
+from drills.limits import CASE_LIMIT  # noqa: E402
 
 
 def pytest_addoption(parser):
