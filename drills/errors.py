@@ -61,6 +61,12 @@ _KNOWN_ERRORS = {
     "hi` compiles from triton 3.9 on, and older versions refuse it. Often it is not meant: "
     "`rows < M & cols < N` reads as rows < (M & cols) < N, since & binds tighter than a "
     "comparison. Put each comparison in parentheses: (rows < M) & (cols < N).",
+    # triton's words: "Autotuner.run() got multiple values for keyword argument 'BLOCK_SIZE_M'"
+    # where one config runs, "Conflicting meta-parameters: BLOCK_SIZE_M" where several are timed
+    r"(Autotuner|Heuristics)\.run\(\) got multiple values for keyword argument"
+    r"|Conflicting meta-parameters": "A value that @triton.autotune (or @triton.heuristics) "
+    "sets, such as a config's block size, is passed at launch too: each config passes its own. "
+    "Leave it out of the launch; the grid reads the chosen one as META['BLOCK_SIZE_M'].",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
 }

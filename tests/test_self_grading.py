@@ -522,6 +522,20 @@ def test_a_scalar_accumulator_is_told_apart_from_an_fp16_one():
     assert "started as fp16" in explain(fp16)
 
 
+def test_a_tuned_value_passed_at_launch_is_explained_as_one_timed_config_or_several_say_it():
+    """triton's words when a launch passes what a config sets: Autotuner.run's call with one
+    config, Autotuner._bench's check where several are timed (autotuner.py)."""
+    one = "Autotuner.run() got multiple values for keyword argument 'BLOCK_SIZE_M'"
+    several = (
+        "Conflicting meta-parameters: BLOCK_SIZE_M. Make sure that you don't re-define "
+        "auto-tuned symbols."
+    )
+    for message in (one, several):
+        assert "passed at launch too" in explain(message), message
+    # the same Python error for a plain function is not an autotune mistake
+    assert explain("add() got multiple values for keyword argument 'x'") == ""
+
+
 # ---------------------------------------------------------------------------------------------
 # Verdicts come from what the judge saw, and interruptions leave nothing behind
 # ---------------------------------------------------------------------------------------------
