@@ -88,8 +88,9 @@ KINDS = (
         r"still hold NaN",
         "用了未初始化的内存",
         "输出里还有 NaN，那是评分器填进新内存的值。Kernel 用 `tl.atomic_add` 往输出上累加时，"
-        "输出要先清零：用 `torch.zeros` 分配，用了 autotune 时加 `reset_to_zero=[...]`；"
-        "已经清零的话，就是有元素没写到。",
+        "每次调用都要先把输出清零：用 `torch.zeros` 分配，或在每个 config 的 `pre_hook` 里清零"
+        "（它在每次启动前都运行）。autotune 的 `reset_to_zero` 不够：它只在某个 shape 第一次调用时、"
+        "计时运行的前后清零。已经清零的话，就是有元素没写到。",
     ),
     Kind(
         r"the first of two calls in a row was right",

@@ -1048,9 +1048,11 @@ def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
 
 
 ATOMICS_ADVICE = (
-    "Your kernel adds into its result with atomics, so what it adds to must start at zero: "
-    "allocate it with torch.zeros, or zero it before each launch (a config's pre_hook, or "
-    "autotune's reset_to_zero)."
+    "Your kernel adds into its result with atomics, so what it adds to must start at zero on "
+    "every call: allocate it with torch.zeros, or zero it in each config's pre_hook, which runs "
+    "before every launch. autotune's reset_to_zero is not enough: it zeroes only around the "
+    "timing runs of a shape's first call, and a later call of that shape adds into whatever "
+    "the memory held."
 )
 BENCHMARK_ATOMICS_ADVICE = (
     "Your kernel adds into its result with atomics, and on the first call of a shape autotune "
