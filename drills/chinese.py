@@ -63,8 +63,9 @@ KINDS = (
     Kind(
         r"never written",
         "从未写入",
-        "输出里有元素没有任何 Program 写过。检查 Grid 是否向上取整（`triton.cdiv`），"
-        "每个 Program 的 offsets 是否从 `pid * BLOCK_SIZE` 开始，以及 mask 是否挡掉了该写的位置。",
+        "输出里有元素没有任何 Program 写过。检查 Grid 是否覆盖了所有块或 Tile（向上取整，"
+        "`triton.cdiv`），每个 Program 是否写满了自己的那一块（offsets 从块的起点算起），"
+        "mask 是否挡掉了该写的位置；矩阵乘法里，pid 到 Tile 的映射要一一对应。",
     ),
     Kind(
         r"changed (its|an|\d+ elements? of the) input",

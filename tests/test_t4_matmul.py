@@ -102,6 +102,35 @@ def alignment_promised_for_m(launch, unwritten: torch.Tensor) -> str:
     return ""
 
 
+def tiles_not_one_each(launch, unwritten: torch.Tensor) -> str:
+    """Why tiles went unwritten where the grid had a program for every one of them: programs
+    computed tiles outside c, or the same tile twice, so the order mapping pids to tiles is not
+    one to one (a grid too small gets the hint's words instead)."""
+    sizes = tile_and_group(launch) if launch else None
+    if sizes is None or any(axis != 1 for axis in launch.grid[1:]):
+        return ""
+    bm, bn, _ = sizes
+    tiles_m, tiles_n = -(-unwritten.shape[0] // bm), -(-unwritten.shape[1] // bn)
+    if launch.grid[0] != tiles_m * tiles_n:
+        return ""
+    missed = sum(
+        bool(unwritten[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn].all())
+        for m in range(tiles_m)
+        for n in range(tiles_n)
+    )
+    return (
+        f"The grid launched one program per tile ({tiles_m} x {tiles_n}), yet {missed} tiles "
+        "got none: some programs computed a tile outside c, or one another program computed "
+        "too, so pids do not map to tiles one to one. Most often it is the last group: it can "
+        "have fewer rows than GROUP_SIZE_M, so its height is min(num_pid_m - first_pid_m, "
+        "GROUP_SIZE_M)."
+    )
+
+
+def why_tiles_unwritten(launch, unwritten: torch.Tensor) -> str:
+    return alignment_promised_for_m(launch, unwritten) or tiles_not_one_each(launch, unwritten)
+
+
 def make_case(
     impl,
     M,
@@ -143,7 +172,7 @@ def make_case(
         owner=owner,
         tile=matmul_tile,
         diagnose=k_loop_mistake(a, b, TOLERANCE, "BLOCK_SIZE_K", operands),
-        why_unwritten=alignment_promised_for_m,
+        why_unwritten=why_tiles_unwritten,
     )
 
 
