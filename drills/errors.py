@@ -67,6 +67,13 @@ _KNOWN_ERRORS = {
     r"|Conflicting meta-parameters": "A value that @triton.autotune (or @triton.heuristics) "
     "sets, such as a config's block size, is passed at launch too: each config passes its own. "
     "Leave it out of the launch; the grid reads the chosen one as META['BLOCK_SIZE_M'].",
+    # triton's words where two blocks' shapes meet: "Cannot make_shape_compatible: incompatible
+    # dimensions at index 1: 128 and 8", most often a reduction's result used as x's shape
+    r"incompatible dimensions at index": "Two blocks of different shapes meet in one "
+    "operation. A reduction drops the axis it reduces: tl.max(x, axis=1) of a [ROWS, BLOCK] "
+    "block is [ROWS], one value per row. Give it the axis back to combine it with x: "
+    "x - tl.max(x, axis=1)[:, None] (blocks line up from their last axis, as in numpy, so "
+    "without [:, None] the row maxes would meet x's columns).",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
 }

@@ -536,6 +536,12 @@ def test_a_tuned_value_passed_at_launch_is_explained_as_one_timed_config_or_seve
     assert explain("add() got multiple values for keyword argument 'x'") == ""
 
 
+def test_blocks_of_shapes_that_do_not_meet_are_explained_by_the_reduced_axis():
+    # triton's words (semantic.py, broadcasting two blocks), for x - tl.max(x, axis=1)
+    message = "Cannot make_shape_compatible: incompatible dimensions at index 1: 128 and 8"
+    assert "[:, None]" in explain(message)
+
+
 # ---------------------------------------------------------------------------------------------
 # Verdicts come from what the judge saw, and interruptions leave nothing behind
 # ---------------------------------------------------------------------------------------------
