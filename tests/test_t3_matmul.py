@@ -47,7 +47,10 @@ check = checks_of(SPEC)
 HINTS = Hints(
     outside="Store with mask = (rows < M) & (cols < N): the last row and column of tiles run "
     "past the edges of c.",
-    outside_read="Loads need masks too: rows < M and ks < K for a, ks < K and cols < N for b.",
+    outside_read="Each load's mask must stop at its tensor's end: rows < M and ks < K for a, ks "
+    "< K and cols < N for b, where ks = k * BLOCK_K + tl.arange(0, BLOCK_K) are the lanes' own "
+    "indices along K. A mask of tl.arange(0, BLOCK_K) against K - k, where k counts blocks "
+    "rather than elements, lets the last block run past K.",
     unwritten="Every tile of c needs a program: grid = (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)), "
     "and each program must store its whole tile.",
     nan="The padding after a and b holds NaN: a load past the end of K (or of the last row) "

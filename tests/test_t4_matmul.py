@@ -52,7 +52,10 @@ check = checks_of(SPEC)
 
 HINTS = Hints(
     outside="Store with mask = (offs_am < M) & (offs_bn < N), through c's own strides.",
-    outside_read="Loads need masks: rows < M and k < K for a, k < K and columns < N for b.",
+    outside_read="Each load's mask must stop at its tensor's end: rows < M and k < K for a, k "
+    "< K and columns < N for b, with k the lanes' own indices along K. A mask of offs_k against "
+    "K - k, where k counts blocks rather than elements, lets the last block run past K: "
+    "compare with K - k * BLOCK_SIZE_K.",
     unwritten="Tiles were left without a program: the grid must be a function of the config "
     "autotune chose, lambda META: (cdiv(M, META['BLOCK_SIZE_M']) * cdiv(N, "
     "META['BLOCK_SIZE_N']),), and grouped_tile must reach every tile.",

@@ -1263,6 +1263,13 @@ def k_loop_mistake(
                 f"c leaves out the last, partial block of K (k from {whole} on): the K loop "
                 f"must run tl.cdiv(K, {name}) times, not K // {name}."
             )
+        for size, extent in (("M", a.shape[0]), ("N", b.shape[1])):
+            end = -(-extent // step) * step  # where a loop over that size's blocks stops
+            if end < K and compare(out, (a[:, :end] @ b[:end, :]).half(), tol) is None:
+                return (
+                    f"c holds the sum over k < {end} only: the K loop ran tl.cdiv({size}, "
+                    f"{name}) times ({size} = {extent}). It must run over K: tl.cdiv(K, {name})."
+                )
         # a's K is its columns, b's its rows
         for name_of, g, k_dim in zip("ab", operands or (), (1, 0), strict=False):
             if g.tensor.stride()[k_dim] == 1:
