@@ -206,7 +206,8 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
 
 def rows_past_the_end(tensors: dict[str, Guarded], n_rows: int, n_cols: int):
     """A case's why_outside(): touches that are all whole columns of rows past n_rows, in the
-    layout of the tensor they are outside of, come from a block of rows with no row mask."""
+    layout of the tensor they are outside of, come from a block of rows with no row mask; the
+    first columns of the one row after the last, from a last row whose columns ran on."""
 
     def why(launch, name: str, offsets: list[int]) -> str:
         stride = tensors[name].tensor.stride(0) if name in tensors else 0
@@ -215,6 +216,13 @@ def rows_past_the_end(tensors: dict[str, Guarded], n_rows: int, n_cols: int):
         rows = {o // stride for o in offsets}
         if min(rows) < n_rows or any(o % stride >= n_cols for o in offsets):
             return ""
+        if rows == {n_rows} and len(set(offsets)) < n_cols:
+            return (
+                f"the elements touched are the {len(set(offsets))} that follow the last row of "
+                f"`{name}`: its block ran on past n_cols = {n_cols}. Mask columns as well as "
+                "rows, mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols), in the loads "
+                "and in the store."
+            )
         return (
             f"the elements touched are in rows {min(rows)} to {max(rows)}, past the last of the "
             f"{n_rows} rows of `{name}`: the last program's block has rows that do not exist. "
