@@ -150,6 +150,17 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         block_max = torch.cat([r.amax().expand(len(r), 1) for r in x.split(rows)])
         return in_fp32(x, block_max)
 
+    def reduced_per_row_met_columns(rows: int) -> torch.Tensor:
+        # x - tl.max(x, axis=1) without [:, None] in a square block (rows == BLOCK_SIZE):
+        # blocks line up from their last axis, so row j's max, and its sum, meet column j
+        parts = []
+        for part in x.split(rows):
+            block = torch.full((rows, rows), -torch.inf, dtype=x.dtype, device=x.device)
+            block[: len(part), :n_cols] = part
+            e = torch.exp(block - block.amax(dim=1)[None, :])
+            parts.append((e / e.sum(dim=1)[None, :])[: len(part), :n_cols])
+        return torch.cat(parts)
+
     def diagnose(launch, out: torch.Tensor) -> str:
         def left(candidate: torch.Tensor) -> bool:
             """Whether the mistake that computes `candidate` is what the kernel did."""
@@ -167,6 +178,14 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                 f"each program took one max for all of its {rows} rows, so a row far below "
                 "another in its block had every exp() underflow to 0, and 0 / 0 is NaN: take "
                 "each row's own max, tl.max(x, axis=1)[:, None], and its own sum (axis=1)."
+            )
+        if rows and rows > 1 and rows == block and left(reduced_per_row_met_columns(rows)):
+            return (
+                f"each row's max and sum were used as a row of {rows} values, so that row j's "
+                "met column j: tl.max(x, axis=1) of a [ROWS, BLOCK_SIZE] block is one value "
+                "per row, and blocks line up from their last axis (it compiles only where "
+                "ROWS_PER_PROGRAM equals BLOCK_SIZE). Give it its axis back: tl.max(x, "
+                "axis=1)[:, None], and the same for the sum."
             )
         if isinstance(args.get("ROWS_PER_PROGRAM"), int):
             # tl.max and tl.sum with axis=0 reduce down the columns of a [rows, BLOCK] block
