@@ -73,7 +73,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "-v",
         "--verbose",
         action="store_true",
-        help="list the checks of every drill, not only the first unfinished one",
+        help="list the checks of every drill, not only the first unfinished one, each with its "
+        "cases and what became of them",
     )
     parser.add_argument(
         "--check",

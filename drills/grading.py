@@ -69,6 +69,10 @@ class CheckResult:
     skipped_cases: list[str] = field(default_factory=list)  # cases only a GPU can run
     scored: bool = True  # False for an extra check: reported, worth no points
     tiles: dict | None = None  # the first failing case's map of the output's tiles, if drawn
+    # every case of the check, in order: {"case": its id, "outcome": passed, failed, skipped
+    # (GPU-only here), not_run (after an earlier case failed, or not for this file) or missing
+    # (the judge stopped first)}
+    cases: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.message = inert(self.message)
@@ -447,7 +451,23 @@ def _check_results(run: _Run) -> list[CheckResult]:
     return [_check_result(name, items, run) for name, items in order.items()]
 
 
+def _case_id(nodeid: str) -> str:
+    """The case's id in a test's node id, test_name[ID]; for a test of one case, its name
+    (test_adds_twice: "adds twice")."""
+    test, _, case = nodeid.partition("::")[2].partition("[")  # an id may hold :: and [ itself
+    return case.removesuffix("]") or test.removeprefix("test_").replace("_", " ")
+
+
 def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
+    check = _check_result_of(name, items, run)
+    check.cases = [
+        {"case": _case_id(item["nodeid"]), "outcome": result["outcome"] if result else "missing"}
+        for item, result in ((item, run.results.get(item["nodeid"])) for item in items)
+    ]
+    return check
+
+
+def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
     points = float(items[0]["points"])
     results = [run.results.get(item["nodeid"]) for item in items]
     failures = [r for r in results if r and r["outcome"] == "failed"]

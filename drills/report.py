@@ -79,6 +79,17 @@ def _check_line(c: CheckResult) -> Text:
     return line
 
 
+CASE_MARK = {"passed": "✓", "failed": "✗", "skipped": "GPU only", "not_run": "not run"}
+
+
+def _cases_line(c: CheckResult) -> Text:
+    """V=1: each case of the check, by its id, with what became of it."""
+    shown = [
+        f"{case['case']} {CASE_MARK.get(case['outcome'], case['outcome'])}" for case in c.cases
+    ]
+    return Text("      cases: " + " · ".join(shown), "dim")
+
+
 def _drill_after(results: list[DrillResult]) -> catalog.Drill | None:
     """The drill that follows the last one graded here, if there is one."""
     if not results:
@@ -249,6 +260,8 @@ def show(
             out.print(Text(f"\n{r.id} · {r.title}", "bold"))
             for c in r.checks:
                 out.print(_check_line(c))
+                if verbose and c.cases:
+                    out.print(_cases_line(c))
     for r in results:
         for c in r.checks:
             if c.status == "passed" and c.message:

@@ -837,3 +837,30 @@ def test_a_block_size_of_zero_or_less_never_breaks_the_judges_words(suite, names
     for value in (0, -64, True):
         launch = testing.Launch("kernel", (4, 2), {name: value for name in names})
         assert owner(launch, (5, 3)) == "", (suite, value)
+
+
+def test_each_check_lists_its_cases_by_id_with_what_became_of_them(capsys):
+    collected = [
+        ("tests/test_t9.py::test_adds[4096]", "adds", 10),
+        ("tests/test_t9.py::test_adds[bias[::2]]", "adds", 10),
+        ("tests/test_t9.py::test_adds_twice", "adds", 10),
+        ("tests/test_t9.py::test_adds[2^24]", "adds", 10),
+    ]
+    run = grading._Run()
+    run.collected = [{"nodeid": n, "check": c, "points": p} for n, c, p in collected]
+    run.results = {
+        collected[0][0]: {"outcome": "passed", "case": "4096", "message": "", "kind": ""},
+        collected[1][0]: {"outcome": "failed", "case": "bias[::2]", "message": "x", "kind": ""},
+        collected[2][0]: {"outcome": "not_run", "case": "", "message": "", "kind": ""},
+    }
+    (check,) = grading._check_results(run)
+    assert check.cases == [
+        {"case": "4096", "outcome": "passed"},
+        {"case": "bias[::2]", "outcome": "failed"},
+        {"case": "adds twice", "outcome": "not_run"},
+        {"case": "2^24", "outcome": "missing"},
+    ]
+    result = grading.DrillResult("t1", "t1_add", "Vector add", "failed", 0, 10, 1.0, [check])
+    report.show([result], "mine", verbose=True)
+    shown = capsys.readouterr().out
+    assert "cases: 4096 ✓ · bias[::2] ✗ · adds twice not run · 2^24 missing" in shown
