@@ -6,16 +6,45 @@ import os
 import re
 from dataclasses import dataclass
 
+from drills import state
+
+
+def _named(value: str) -> str:
+    return "zh" if value.lower().startswith("zh") else "en"
+
 
 def language() -> str:
     """ "zh" when Chinese is asked for, else "en": by DRILLS_LANG, which `make grade LANG=zh`
-    (any target) sets so that it holds where LC_ALL would outrank LANG, else by the locale
-    (LC_ALL, then LC_MESSAGES, then LANG, as POSIX reads them)."""
-    for name in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+    (any target) sets so that it holds where LC_ALL would outrank LANG; else by the choice an
+    earlier command kept (keep_choice); else by the locale (LC_ALL, then LC_MESSAGES, then
+    LANG, as POSIX reads them)."""
+    if os.environ.get("DRILLS_LANG"):
+        return _named(os.environ["DRILLS_LANG"])
+    kept = state.kept_language()
+    if kept:
+        return kept
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(name, "")
         if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+            return _named(value)
     return "en"
+
+
+KEPT = {
+    "en": "From now on every command here speaks English (LANG=zh on any make command for "
+    "Chinese).",
+    "zh": "之后这里的每条命令都用中文（任一 make 命令加 LANG=en 改回英文），"
+    "它们建议的命令也不用再加 LANG=zh。",
+}
+
+
+def keep_choice() -> None:
+    """Keep the language asked for on make's command line (DRILLS_LANG) for every later
+    command, so that the commands the tools suggest need no LANG=; say so when it changes.
+    Called by the learner's commands (the grader, the tools), never by a judge."""
+    asked = os.environ.get("DRILLS_LANG")
+    if asked and state.keep_language(_named(asked)):
+        print(KEPT[_named(asked)])
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
+    chinese.keep_choice()
     try:
         selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
     except KeyError as e:

@@ -1,5 +1,6 @@
 """What the tools remember between runs, in .drills/state.json (not tracked by git): the last
-grade of each drill in mine/, and how many hints of each drill have been shown."""
+grade of each drill in mine/, how many hints of each drill have been shown, and the language
+last asked for on make's command line."""
 
 import hashlib
 import json
@@ -42,6 +43,7 @@ def _well_formed(data) -> bool:
         )
         and isinstance(hints, dict)
         and all(isinstance(n, int) for n in hints.values())
+        and data.get("language") in (None, "en", "zh")
     )
 
 
@@ -116,3 +118,23 @@ def set_hints_shown(drill: catalog.Drill, count: int) -> None:
     data = load()
     data.setdefault("hints", {})[drill.id] = count
     save(data)
+
+
+def kept_language() -> str | None:
+    """The language kept from an earlier command ("en" or "zh"), or None."""
+    return load().get("language")
+
+
+def keep_language(language: str) -> bool:
+    """Keep `language` for later commands; whether that changed what was kept. A checkout the
+    tools cannot write to keeps nothing, with a warning."""
+    data = load()
+    if data.get("language") == language:
+        return False
+    data["language"] = language
+    try:
+        save(data)
+    except OSError as e:
+        print(f"warning: the language could not be kept in {STATE}: {e}", file=sys.stderr)
+        return False
+    return True

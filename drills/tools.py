@@ -340,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--yes", action="store_true", help="compare: do not ask first")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    chinese.keep_choice()
     if args.tool == "doctor":
         return doctor()
     if args.tool == "progress":

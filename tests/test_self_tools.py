@@ -358,13 +358,14 @@ def test_a_check_run_grades_its_checks_and_leaves_the_recorded_grade(clone, tmp_
     assert "failed       15/100" in tool(clone, "progress").stdout
 
 
-def test_make_lang_zh_asks_for_chinese_where_lc_all_outranks_lang(tmp_path):
-    shutil.copy2(catalog.find("t1").stub, tmp_path / "t1_add.py")
+def test_make_lang_zh_is_kept_for_later_commands_where_lc_all_outranks_lang(clone):
+    shutil.copy2(ROOT / "Makefile", clone / "Makefile")
+    (clone / ".venv").symlink_to(ROOT / ".venv")
 
     def grade(*lang: str) -> str:
         done = subprocess.run(
-            ["make", "--no-print-directory", "grade", "DRILL=t1", f"IMPL={tmp_path}", *lang],
-            cwd=ROOT,
+            ["make", "--no-print-directory", "grade", "DRILL=t1", *lang],
+            cwd=clone,
             env=os.environ | {"LC_ALL": "C.UTF-8"},
             capture_output=True,
             text=True,
@@ -374,7 +375,15 @@ def test_make_lang_zh_asks_for_chinese_where_lc_all_outranks_lang(tmp_path):
         assert "grade] Error 1" in done.stderr, done.stdout + done.stderr  # graded: not passed
         return done.stdout
 
-    assert "还没开始：" in grade("LANG=zh")
+    asked = grade("LANG=zh")
+    assert "还没开始：" in asked and "之后这里的每条命令都用中文" in asked
+    # the commands the grade suggests, as printed, without LANG=: Chinese still
+    later = grade()
+    assert "还没开始：" in later and "之后这里" not in later  # said once, when it changed
+    assert "content/zh/t1_add.md" in later
+    assert "提示 1" in tool(clone, "hint", "t1").stdout
+    english = grade("LANG=en")
+    assert "还没开始" not in english and "every command here speaks English" in english
     assert "还没开始" not in grade()
 
 
@@ -428,3 +437,28 @@ def test_an_empty_or_missing_file_points_to_reset(clone, damage):
     said = {"empty": "mine/t1_add.py is empty", "missing": "mine/t1_add.py does not exist"}
     assert graded.returncode == 1 and said[damage] in graded.stdout, graded.stdout
     assert "make reset DRILL=t1" in graded.stdout, graded.stdout
+
+
+def test_the_language_asked_for_outranks_the_kept_one_which_outranks_the_locale(
+    monkeypatch, tmp_path, capsys
+):
+    from drills import chinese
+
+    monkeypatch.setattr(state, "STATE", tmp_path / "state.json")
+    for name in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert chinese.language() == "zh"  # nothing kept: the locale
+    monkeypatch.setenv("DRILLS_LANG", "en")
+    chinese.keep_choice()
+    assert "speaks English" in capsys.readouterr().out
+    monkeypatch.delenv("DRILLS_LANG")
+    assert chinese.language() == "en"  # kept, over the locale
+    monkeypatch.setenv("DRILLS_LANG", "zh")
+    assert chinese.language() == "zh"
+    chinese.keep_choice()
+    chinese.keep_choice()  # unchanged: said once
+    assert capsys.readouterr().out.count("中文") == 1
+    state.STATE.write_text('{"language": "fr"}')  # not one the tools wrote: dropped
+    monkeypatch.delenv("DRILLS_LANG")
+    assert chinese.language() == "zh" and "unreadable" in capsys.readouterr().err
