@@ -3,10 +3,10 @@ and what to do about it, in the terms of content/zh/. The English message stays 
 its numbers, indices and code are the evidence, and the Chinese says what they mean."""
 
 import os
-import re
 from dataclasses import dataclass
 
 from drills import state
+from drills.failures import Kind
 
 
 def _named(value: str) -> str:
@@ -48,117 +48,101 @@ def keep_choice() -> None:
 
 
 @dataclass(frozen=True)
-class Kind:
-    """One kind of failure: the English words that show it, its Chinese name (the one the
-    Chinese lessons use) and what to do about it."""
+class Words:
+    """What the Chinese edition says of one kind of failure: its name (the one the Chinese
+    lessons use) and what to do about it."""
 
-    shown_by: str  # a regular expression searched for in the failure's headline
     name: str
     advice: str
 
 
-# In order: the first kind whose words are in the headline is the failure's. Specific kinds
-# come before general ones ("returned wrong values" is about values, not about returning).
-KINDS = (
-    Kind(
-        r"\bwrote (.* )?outside the output",
+# By the kind the judge gave the failure (drills.failures.Kind): a kind missing here is said
+# by GENERAL, and a test keeps every kind here.
+WORDS = {
+    Kind.WROTE_OUTSIDE: Words(
         "写到了输出外面",
         "Kernel 往输出范围之外写了数据（英文说明给出是在开头之前还是末尾之后、离得多远）。"
         "给 `tl.store` 加上 mask，只写属于输出的位置，例如 `mask = offsets < n_elements`；"
         "二维的 Tile 要同时限制行和列。",
     ),
-    Kind(
-        r"\bread (.* )?outside `[^`]+`[^:]*: \d+ before the first element \([^)]*\)$",
+    Kind.READ_BEFORE_START: Words(
         "读到了输入开头之前",
         "所有越界的读取都在张量第一个元素之前。这不是漏了 mask（`offsets < n` 挡不住它们），"
         "而是指针运算错了，例如 offsets 多减了一项，或者块的起点算小了。"
         "按调试页面（content/debugging.md，英文）第 2 步打印 Program 0 的 offsets。",
     ),
-    Kind(
-        r"\bread (.* )?outside `",
+    Kind.READ_OUTSIDE: Words(
         "读到了输入外面",
         "有 `tl.load` 读到了输入张量之外。给每个 `tl.load` 加上 mask（按它自己读的行、列或 K "
-        "范围写，不一定和写回相同），被 mask 掉的位置用 `other=` 给出不影响结果的值"
-        "（求最大值时用 `-inf`，求和时用 0）。",
+        "范围写，不一定和写回相同），被 mask 掉的位置用 `other=` 给出不影响结果的值："
+        "矩阵乘法的乘积累加用 0；softmax 的一行用 `-inf`（填 0 的话，0 会参与求最大值，"
+        "exp(0 - max) 也会加进分母）。",
     ),
-    Kind(
-        r"hold the judge's fill of `out`",
+    Kind.RACE: Words(
         "Program 之间有竞争",
         "结果不只由输入决定：评测把这次调用重跑了一遍（`out` 不变，或先清零），结果变了。"
         "Kernel 不能在写 `out` 之前读它；一个 Program 去读另一个 Program 写的块，或两个 Program "
         "写同一个元素，就形成竞争，因为 GPU 上的 Program 同时运行，没有先后（CPU 解释器每次启动"
         "都按随机顺序运行它们）。每个元素只能由一个 Program 根据输入算出并写入。",
     ),
-    Kind(
-        r"never written",
+    Kind.NEVER_WRITTEN: Words(
         "从未写入",
         "输出里有元素没有任何 Program 写过。检查 Grid 是否覆盖了所有块或 Tile（向上取整，"
         "`triton.cdiv`），每个 Program 是否写满了自己的那一块（offsets 从块的起点算起），"
         "mask 是否挡掉了该写的位置；矩阵乘法里，pid 到 Tile 的映射要一一对应。",
     ),
-    Kind(
-        r"changed (its|an|\d+ elements? of the) input",
+    Kind.CHANGED_INPUT: Words(
         "改动了输入",
         "Kernel 或 host 代码改写了输入张量（或它两侧的填充区）。输入只读：结果只写进输出张量。",
     ),
-    Kind(
-        r"computed with torch|came from host code|torch copied a tensor",
+    Kind.HOST_COMPUTED: Words(
         "用 torch 算的",
         "结果（或它的一部分）不是你的 Kernel 算的：host 代码用 torch 做了运算，或者复制了张量"
         "（如 `.contiguous()`）来绕开 stride。host 代码只检查参数、分配输出、启动 Kernel；"
         "计算和数据搬运都放进 `@triton.jit` 函数。",
     ),
-    Kind(
-        r"no Triton kernel was launched|no kernel launch|did not launch|launched no Triton kernel",
+    Kind.NO_LAUNCH: Words(
         "没有启动 Kernel",
         "这次调用没有按要求启动 Triton Kernel。用 `kernel[grid](...)` 启动它，并把输出张量传给它；"
         "报的是 config 时，按英文说明给出的 config 启动，不要在 host 代码里另传块大小。",
     ),
-    Kind(
-        r"still hold NaN",
+    Kind.NOT_ZEROED: Words(
         "用了未初始化的内存",
         "输出里还有 NaN，那是评分器填进新内存的值。Kernel 用 `tl.atomic_add` 往输出上累加时，"
         "每次调用都要先把输出清零：用 `torch.zeros` 分配，或在每个 config 的 `pre_hook` 里清零"
         "（它在每次启动前都运行）。autotune 的 `reset_to_zero` 不够：它只在某个 shape 第一次调用时、"
         "计时运行的前后清零。已经清零的话，就是有元素没写到。",
     ),
-    Kind(
-        r"the first of two calls in a row was right",
+    Kind.SECOND_CALL: Words(
         "第二次调用出错",
         "同样的输入，第一次调用对了，第二次错了：两次调用之间留下了状态，例如复用的缓冲区没有清零，"
         "或者缓存了上一次的结果。每次调用都要从干净的状态开始。",
     ),
-    Kind(
-        r"the stores landed where .* would be if",
+    Kind.STRIDES: Words(
         "没有按 stride 寻址",
         "Kernel 算地址用的 stride 和张量实际的不一致（当成了连续存储、两个 stride 弄反，"
         "或假设列 stride 是 1）。每一维都乘上它自己的 stride："
         "`row * stride_row + col * stride_col`，不要假设下一行紧接着上一行。",
     ),
-    Kind(
-        r"wrong values",
+    Kind.WRONG_VALUES: Words(
         "数值错误",
         "有元素的值不对。英文说明列出了出错的下标、得到的值、应得的值和写它们的 Program："
         "先看出错的位置有什么规律（某一块、某一行、边缘），再检查负责那部分的代码"
         "（地址、mask、累加）。",
     ),
-    Kind(
-        r"\breturned (\(.*expected|\w+, not a tensor|one of its inputs|a tensor on)"
-        r"|when `out` is given",
+    Kind.WRONG_RETURN: Words(
         "返回的张量不对",
         "返回值不对：不是张量、返回了输入，或 shape、dtype、device 不符合要求。没传 `out` 时"
         "按输入的 dtype 和 device 分配新的输出（例如 `torch.empty_like(x)`），传了就写进 `out`；"
         "写好后返回它。",
     ),
-    Kind(
-        r"grouped_tile: ",
+    Kind.GROUPED_TILE: Words(
         "分组顺序不对",
         "`grouped_tile` 要把 pid 一一对应到 Tile：每个 Tile 恰好一个 pid，而且组内按列走。"
         "最后一组可能不满，组的高度要截断成 `min(num_pid_m - first_pid_m, GROUP_SIZE_M)`。"
         "英文说明给出了第一个出错的 pid 或 Tile。",
     ),
-    Kind(
-        r"does not visit its tiles in grouped order",
+    Kind.TILE_ORDER: Words(
         "Kernel 没有按分组顺序走 Tile",
         "结果是对的，但 Kernel 自己没有按分组顺序给 Program 分配 Tile（例如直接用了 "
         "`pid // num_pid_n` 和 `pid % num_pid_n`）。按 "
@@ -166,96 +150,84 @@ KINDS = (
         "`pid_n`：组内按列走，最后一组的高度截断成 `min(num_pid_m - first_pid_m, "
         "GROUP_SIZE_M)`。",
     ),
-    Kind(
-        r"a CUDA grid holds at most|tensor descriptor's (base|strides)",
+    Kind.GPU_LIMIT: Words(
         "超出了 GPU 的硬性限制",
         "这次启动任何 NVIDIA GPU 都运行不了（解释器没有这些限制，所以评测在 CPU 上也按 GPU 的规则判）。"
         "Grid 的第 1、2 维最多 65535 个 Program，第 0 维最多 2^31 - 1：把最长的维度放在第 0 维，"
         "或让每个 Program 处理多个块。Tensor descriptor 的基地址和除最后一维外的 stride 必须是 "
         "16 字节的倍数：不满足时改用 `tl.load`。",
     ),
-    Kind(
-        r"is not autotuned",
+    Kind.NOT_AUTOTUNED: Words(
         "没有 autotune",
         "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成以 `META` "
         "为参数的函数：`lambda META: (...)`，块大小从 `META` 里取。",
     ),
-    Kind(
-        r"has no @triton.jit kernel named",
-        "找不到要求的 Kernel",
-        "评分器按 stub 里的名字找 `@triton.jit` Kernel，你的文件里没有这个名字。"
-        "保留 stub 给的名字。",
-    ),
-    Kind(
-        r"does not compile",
+    Kind.NOT_COMPILED: Words(
         "不能为 GPU 编译",
         "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了"
         "文件中的行号和编译器的原话。常见原因：辅助函数没加 `@triton.jit`；`if` 的条件是块"
         "而不是标量；fp16 累加器或小于 16 的 `BLOCK_K`（矩阵乘法）。",
     ),
-    Kind(
-        r"which a GPU refuses|out of resource|OutOfResources|none of your configs can load",
+    Kind.GPU_REFUSES: Words(
         "GPU 不接受这次启动",
         "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂；一个 Program "
         "用的共享内存不能超过 GPU 的上限：减小块大小或 `num_stages`，autotune 列表里至少要有"
         "一个放得下的 config。",
     ),
-    Kind(
-        r"the judge could not run",
+    Kind.JUDGE_CANNOT_RUN: Words(
         "评分器无法执行这次启动",
         "评分器自己运行你的 Kernel，host 代码要它启动的东西它执行不了（例如不是 `@triton.jit` "
         "的函数、不能传给 Kernel 的参数、不是 torch 分配的张量）。英文说明指出了是哪一个。",
     ),
-    Kind(
-        r"illegal memory access|unspecified launch failure|misaligned address",
+    Kind.CUDA_FAULT: Words(
         "GPU 上的非法内存访问",
         "GPU 报告 Kernel 的某次加载或写回落在了所有张量之外。检查 mask 和 offsets（下标可能"
         "超过 2^31 时，offsets 从 `pid.to(tl.int64) * BLOCK_SIZE` 算起）；用 "
         "`TRITON_INTERPRET=1 make grade` 在 CPU 上重跑，解释器能指出是哪一次读写。",
     ),
-    Kind(
-        r"\braised\b",
+    Kind.RAISED: Words(
         "代码抛出了异常",
         "你的代码在这个用例里抛出了异常。英文说明给出了异常和出错的行；用同样的 shape 和 dtype "
         "在本地调用一次，就能复现。",
     ),
-    Kind(
-        r"crashed|segmentation fault|was killed",
+    Kind.CRASHED: Words(
         "进程崩溃",
         "运行你代码的进程崩溃了。最常见的原因是没有 mask 的加载或写回越过了张量的末尾。",
     ),
-    Kind(
-        r"out of memory",
-        "内存不足",
-        "进程用完了内存。检查分配的张量是否比需要的大，Grid 或块是否大得不合理。",
-    ),
-    Kind(
-        r"ran out of time|timed out|time limit",
+    Kind.TIMEOUT: Words(
         "超时",
         "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大；在 CPU 解释器上，"
         "Program 越多越慢。",
     ),
-)
+    Kind.NOT_STARTED: Words(
+        "还没开始", "这个练习的 stub 还没填写。读课文，按 TODO 补全 `mine/` 里的文件。"
+    ),
+    Kind.IMPORT_ERROR: Words(
+        "文件无法导入", "Python 没能导入你的文件。英文说明给出了错误和行号，先修好它。"
+    ),
+    Kind.TAMPERED: Words(
+        "改动了评分器的文件",
+        "你的代码改写了评分器自己的文件。文件已经恢复，这个练习不得分：练习代码只读写自己的"
+        "张量，不碰其他文件。",
+    ),
+    Kind.GRADER_FAILED: Words(
+        "评分器自身出错",
+        "这不是你的代码的错：评分器自己在这个用例上失败了。英文说明给出了原因；"
+        "用 `make doctor` 检查环境，问题还在就报告它。",
+    ),
+}
 
 # A drill that did not run its checks: by its status.
 BY_STATUS = {
-    "not_started": Kind(
-        "", "还没开始", "这个练习的 stub 还没填写。读课文，按 TODO 补全 `mine/` 里的文件。"
-    ),
-    "error": Kind(
-        "", "文件无法导入", "Python 没能导入你的文件。英文说明给出了错误和行号，先修好它。"
-    ),
-    "crashed": Kind("", "进程崩溃", "运行你代码的进程崩溃了。英文说明给出了它最后的输出。"),
-    "timeout": Kind("", "超时", "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大。"),
+    "not_started": WORDS[Kind.NOT_STARTED],
+    "error": WORDS[Kind.IMPORT_ERROR],
+    "crashed": Words("进程崩溃", "运行你代码的进程崩溃了。英文说明给出了它最后的输出。"),
+    "timeout": Words("超时", "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大。"),
 }
 
-UNKNOWN = Kind("", "没有通过这个检查", "原因见英文说明。")
+GENERAL = Words("没有通过这个检查", "原因见英文说明。")
 
 
-def kind_of(headline: str, status: str = "failed") -> Kind:
-    """The kind of a failure, from the first line the report shows of it: by its words, else
-    by its status, else UNKNOWN."""
-    for kind in KINDS:
-        if re.search(kind.shown_by, headline):
-            return kind
-    return BY_STATUS.get(status, UNKNOWN)
+def words_for(kind: Kind) -> Words:
+    """The Chinese words for a failure of this kind."""
+    return WORDS.get(kind, GENERAL)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from drills import catalog
+from drills.failures import Failure
 
 if TYPE_CHECKING:
     from drills.grading import CheckResult, DrillResult
@@ -69,7 +70,8 @@ def _reason(r: DrillResult, c: CheckResult | None) -> str:
     if c is None:
         return _relative(r.message, r)
     text = c.message
-    if c.case and c.status in ("failed", "crashed", "timeout") and not text.startswith("case "):
+    failure = Failure.from_json(c.failure) if c.failure else None
+    if c.case and c.status in ("failed", "crashed", "timeout") and not (failure and failure.label):
         text = f"case {c.case}: {text}"  # a crash's message does not say which case
     if r.message and r.message not in text:
         text += f"\n{r.message}"  # what happened to the whole drill (a tampered grader ...)
@@ -338,7 +340,7 @@ def _junit_suite(r: DrillResult, runtime: str) -> ElementTree.Element:
             tag, reason = outcome
             ElementTree.SubElement(
                 case, tag, message=_xml_text(reason.split("\n")[0])
-            ).text = _xml_text(_with_location(reason, source))
+            ).text = _xml_text(_with_location(reason, source, _line(r, c)))
         if c is not None and c.status != "skipped" and _not_run(c, runtime):
             ElementTree.SubElement(case, "system-out").text = _not_run(c, runtime)
     extras = [
@@ -355,13 +357,18 @@ def _junit_suite(r: DrillResult, runtime: str) -> ElementTree.Element:
     return suite
 
 
-def _with_location(reason: str, source: str) -> str:
-    """The reason, ending with ` at t1_add.py:21` when it names a line of the learner's file:
-    the form in which JUnit readers (mikepenz/action-junit-report) find the line to annotate,
-    which junit-10.xsd has no attribute for."""
-    name = re.escape(Path(source).name)
-    found = re.search(rf"{name}(?:, line | has a syntax error on line )(\d+)", reason)
-    return f"{reason}\n    at {source}:{found.group(1)}" if found else reason
+def _line(r: DrillResult, c: CheckResult | None) -> int | None:
+    """The line of the learner's file the check's failure points at (a drill that did not run
+    its checks: its first check's), or None."""
+    c = c or next(iter(r.checks), None)
+    return c.failure.get("line") if c is not None and c.failure else None
+
+
+def _with_location(reason: str, source: str, line: int | None) -> str:
+    """The reason, ending with ` at t1_add.py:21` when it points at a line of the learner's
+    file: the form in which JUnit readers (mikepenz/action-junit-report) find the line to
+    annotate, which junit-10.xsd has no attribute for."""
+    return f"{reason}\n    at {source}:{line}" if line else reason
 
 
 def _junit_outcome(r: DrillResult, c: CheckResult | None, runtime: str) -> tuple[str, str] | None:

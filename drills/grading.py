@@ -22,6 +22,7 @@ from pathlib import Path
 
 from drills import catalog, integrity, processes
 from drills.catalog import source_file
+from drills.failures import Failure, Kind
 from drills.judge import forks, syntax
 from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
@@ -73,6 +74,9 @@ class CheckResult:
     # (GPU-only here), not_run (after an earlier case failed, or not for this file) or missing
     # (the judge stopped first)}
     cases: list[dict] = field(default_factory=list)
+    id: str = ""  # the check's id in the drill's spec (drills/spec.py)
+    # the first failing case, as data (drills.failures.Failure.to_json); None where it passed
+    failure: dict | None = None
 
     def __post_init__(self) -> None:
         self.message = inert(self.message)
@@ -136,6 +140,7 @@ def _valid(event) -> bool:
             isinstance(i, dict)
             and isinstance(i.get("nodeid"), str)
             and isinstance(i.get("check"), (str, type(None)))
+            and isinstance(i.get("check_id", ""), (str, type(None)))
             and isinstance(i.get("points"), (int, float))
             and 0 <= i["points"] <= 100
             for i in items
@@ -150,6 +155,7 @@ def _valid(event) -> bool:
             and isinstance(event.get("message"), str)
             and isinstance(event.get("case"), str)
             and ("tiles" not in event or _valid_tile_map(event["tiles"]))
+            and ("failure" not in event or Failure.valid_json(event["failure"]))
         )
     return False
 
@@ -395,6 +401,7 @@ def _send_job(channel: socket.socket, job: str) -> None:
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
     item = next(c for c in run.collected if c["nodeid"] == nodeid)
     case = nodeid[nodeid.index("[") + 1 : -1] if "[" in nodeid else ""
+    shows = Kind.TIMEOUT if kind == "timeout" else Kind.CRASHED
     return {
         "nodeid": nodeid,
         "check": item["check"],
@@ -403,6 +410,7 @@ def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
         "outcome": "failed",
         "kind": kind,
         "message": message,
+        "failure": Failure.from_message(shows, message, case=case).to_json(),
     }
 
 
@@ -460,6 +468,7 @@ def _case_id(nodeid: str) -> str:
 
 def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
     check = _check_result_of(name, items, run)
+    check.id = items[0].get("check_id") or ""
     check.cases = [
         {"case": _case_id(item["nodeid"]), "outcome": result["outcome"] if result else "missing"}
         for item, result in ((item, run.results.get(item["nodeid"])) for item in items)
@@ -487,14 +496,17 @@ def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
             skipped,
             scored,
             first.get("tiles"),
+            failure=first.get("failure"),
         )
     if None in results:
-        status, why = (
-            ("timeout", "the drill ran out of time before this check")
+        status, shows, why = (
+            ("timeout", Kind.TIMEOUT, "the drill ran out of time before this check")
             if run.timed_out
-            else ("crashed", "the judge stopped before this check; see the drill")
+            else ("crashed", Kind.CRASHED, "the judge stopped before this check; see the drill")
         )
-        return CheckResult(name, status, 0.0, points, f"not run: {why}.", scored=scored)
+        message = f"not run: {why}."
+        failure = Failure.from_message(shows, message).to_json()
+        return CheckResult(name, status, 0.0, points, message, scored=scored, failure=failure)
     if not ran:
         return CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped, scored)
     notes = [r["message"] for r in ran if r["message"]]
@@ -532,6 +544,7 @@ def _charge_tampering(checks: list[CheckResult], tampered: list[str]) -> str:
     for c in checks:
         if c.status == "passed":
             c.status, c.score, c.message = "failed", 0.0, message
+            c.failure = Failure.from_message(Kind.TAMPERED, message).to_json()
     return message
 
 
@@ -625,21 +638,28 @@ def decided_at_once(drill: catalog.Drill, copy: Path | str, shown_as: str) -> Dr
     if isinstance(copy, str):
         return _not_gradable(drill, copy, shown_as)
     if copy.read_bytes() == drill.stub.read_bytes():
-        return _every_check(drill, "not_started", f"{shown_as} still raises NotStarted.", shown_as)
+        why = f"{shown_as} still raises NotStarted."
+        failure = Failure.from_message(Kind.NOT_STARTED, why)
+        return _every_check(drill, "not_started", failure, why, shown_as)
     try:
         syntax.parse(copy, shown_as)
     except syntax.SourceError as e:
-        return _every_check(drill, "error", str(e), shown_as)
+        failure = Failure.from_message(Kind.IMPORT_ERROR, str(e), line=e.line)
+        return _every_check(drill, "error", failure, str(e), shown_as)
     return None
 
 
-def _every_check(drill: catalog.Drill, status: str, why: str, shown_as: str) -> DrillResult:
+def _every_check(
+    drill: catalog.Drill, status: str, failure: Failure, why: str, shown_as: str
+) -> DrillResult:
     """Every scored check of the drill's suite with `status` and no points, none of its cases
-    run; its extra checks not started (worth nothing, they need no reason of their own)."""
+    run, each failing with `failure` (`why`, in words); its extra checks not started (worth
+    nothing, they need no reason of their own)."""
+    failed = failure.to_json()
     checks = [
-        CheckResult(c.name, status, 0.0, float(c.points), why)
+        CheckResult(c.name, status, 0.0, float(c.points), why, id=c.id, failure=failed)
         if not c.optional
-        else CheckResult(c.name, "not_started", 0.0, 0.0, why, scored=False)
+        else CheckResult(c.name, "not_started", 0.0, 0.0, why, scored=False, id=c.id)
         for c in drill.spec.checks
     ]
     most = float(sum(c.max_score for c in checks))

@@ -1,15 +1,14 @@
 """What the grader prints, and the JSON it writes."""
 
-import re
 import shlex
 import sys
-from dataclasses import dataclass
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from drills import catalog, chinese
+from drills.failures import Failure, Kind
 from drills.grading import CheckResult, DrillResult
 
 STYLE = {
@@ -180,61 +179,27 @@ def _next_after_a_pass(
     )
 
 
-# "case n=1000 fp32 seed=1: " at the start of a case's message (drills.judge.testing.run_case)
-_CASE = re.compile(r"case ([^:]*): ")
+def failure_of(c: CheckResult) -> Failure:
+    """The check's first failing case as the judge recorded it; for a check that failed with
+    no record (a grade from before records), its message whole, as its symptom."""
+    if c.failure:
+        return Failure.from_json(c.failure)
+    return Failure(SHOWN_BY_STATUS.get(c.status, Kind.GRADER_FAILED), c.message, case=c.case)
 
 
-@dataclass
-class Failure:
-    """A failing check's message, taken apart for its headline: what was seen first, the check
-    and case it was seen in, then the rest (details, and last the advice)."""
-
-    symptom: str
-    where: str
-    details: str
-    status: str  # the check's: failed, crashed, timeout ...
-
-    @classmethod
-    def of(cls, c: CheckResult) -> "Failure":
-        text = c.message.strip()
-        case = _CASE.match(text)
-        label = case.group(1) if case else c.case
-        if case:
-            text = text[case.end() :]
-        first_line, _, more = text.partition("\n")
-        symptom, rest = _first_sentence(first_line)
-        next_line = more.strip().partition("\n")[0]
-        if not rest and next_line and not next_line.endswith(":"):
-            # a bare first line ("wrong values.", "does not compile ...:"): the next line says
-            # how it showed, unless it heads a block of its own (a map of tiles)
-            next_line, _, more = more.strip().partition("\n")
-            seen, rest = _first_sentence(next_line)
-            symptom = f"{symptom}: {seen}"
-        where = f"check: {c.name}" + (f" · case {label}" if label else "")
-        details = "\n".join(part for part in (rest, more) if part.strip())
-        return cls(symptom or c.name, where, details, c.status)
-
-    @property
-    def kind(self) -> chinese.Kind:
-        return chinese.kind_of(self.symptom, self.status)
-
-    @property
-    def advice(self) -> str:
-        """The last line of the details: what to do about this mistake."""
-        lines = [line.strip() for line in self.details.splitlines() if line.strip()]
-        return lines[-1] if lines else ""
+# the kind of a failure without a record, by the check's status
+SHOWN_BY_STATUS = {
+    "not_started": Kind.NOT_STARTED,
+    "error": Kind.IMPORT_ERROR,
+    "crashed": Kind.CRASHED,
+    "timeout": Kind.TIMEOUT,
+}
 
 
-def _first_sentence(line: str) -> tuple[str, str]:
-    """(the line's first sentence, the rest of the line). A sentence ends at a full stop
-    followed by a space and a capital, outside brackets; a last one loses its full stop or
-    colon."""
-    depth = 0
-    for i, char in enumerate(line):
-        depth += (char in "([") - (char in ")]")
-        if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
-            return line[:i], line[i + 1 :].strip()
-    return line.rstrip(".:"), ""
+def where(c: CheckResult, failure: Failure) -> str:
+    """The check, and the case by its name in the message (else by its id)."""
+    case = failure.label or failure.case or c.case
+    return f"check: {c.name}" + (f" · case {case}" if case else "")
 
 
 def show(
@@ -269,8 +234,8 @@ def show(
                 out.print(c.message, markup=False)
             if not c.scored and c.status not in ("passed", "skipped", "not_started"):
                 out.print()
-                failure = Failure.of(c)
-                _print_in_full(out, f"Extra check (not scored) · {r.id}", "bold", failure, language)
+                title = f"Extra check (not scored) · {r.id}"
+                _print_in_full(out, title, "bold", c, failure_of(c), language)
     if focus is not None:
         _show_failures(out, focus, language)
     out.print()
@@ -291,49 +256,54 @@ def _show_failures(out: Console, r: DrillResult, language: str) -> None:
     if r.status in ("not_started", "error") or (r.message and not r.checks):
         out.print(Text(f"{r.id} · {r.status.replace('_', ' ')}", "bold " + STYLE[r.status]))
         if language == "zh":
-            _print_in_chinese(out, chinese.kind_of(r.message.partition("\n")[0], r.status))
+            _print_in_chinese(out, chinese.BY_STATUS.get(r.status, chinese.GENERAL))
         out.print(r.message, markup=False)
         return
     first, *others = failing_checks(r)
     style = "bold " + STYLE[first.status]
-    failure = Failure.of(first)
-    _print_in_full(out, f"First failure: {r.id}", style, failure, language, r.message)
+    failure = failure_of(first)
+    _print_in_full(out, f"First failure: {r.id}", style, first, failure, language, r.message)
     same = [c for c in others if c.message == first.message]
     if same:
         out.print(Text("\nAlso failing the same way:", "bold"))
     for c in same:
-        out.print(Text("  " + Failure.of(c).where, "dim"))
+        out.print(Text("  " + where(c, failure_of(c)), "dim"))
     told = {failure.kind}  # kinds whose Chinese advice is on the screen already
     different = [c for c in others if c.message != first.message]
     if different:
         out.print(Text("\nAlso failing (each its own first case):", "bold"))
     for c in different:
-        failure = Failure.of(c)
+        failure = failure_of(c)
         out.print(Text(f"✗ {failure.symptom}", STYLE[c.status]))
         if language == "zh":
-            _print_in_chinese(out, failure.kind, told)
+            _print_in_chinese(out, chinese.words_for(failure.kind), failure.kind in told)
             told.add(failure.kind)
-        out.print(Text("  " + failure.where, "dim"))
+        out.print(Text("  " + where(c, failure), "dim"))
         if failure.advice:
             out.print("  " + failure.advice, markup=False)
 
 
 def _print_in_full(
-    out: Console, title: str, style: str, failure: Failure, language: str, more: str = ""
+    out: Console,
+    title: str,
+    style: str,
+    c: CheckResult,
+    failure: Failure,
+    language: str,
+    more: str = "",
 ) -> None:
     """A failure headed by its symptom (and under zh its kind and advice in Chinese), then the
     check and case, then everything else."""
     out.print(Text(f"{title} · {failure.symptom}", style))
     if language == "zh":
-        _print_in_chinese(out, failure.kind)
-    out.print(Text("  " + failure.where, "dim"))
+        _print_in_chinese(out, chinese.words_for(failure.kind))
+    out.print(Text("  " + where(c, failure), "dim"))
     out.print("\n".join(filter(None, (failure.details, more))), markup=False)
 
 
-def _print_in_chinese(out: Console, kind: chinese.Kind, told: set = frozenset()) -> None:
-    """The failure's kind and, unless it is in `told` already, its advice, in Chinese."""
-    advice = "建议见上文。" if kind in told else kind.advice
-    out.print(Text(f"  {kind.name}：", "bold") + Text(advice))
+def _print_in_chinese(out: Console, words: chinese.Words, told: bool = False) -> None:
+    """The failure's kind and, unless it was told already, its advice, in Chinese."""
+    out.print(Text(f"  {words.name}：", "bold") + Text("建议见上文。" if told else words.advice))
 
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:

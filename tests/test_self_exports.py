@@ -31,6 +31,7 @@ import pytest
 from test_self_attacks import open_to_nobody  # the module pytest collects, from tests/
 
 from drills import catalog, exports, negatives, report, runtime
+from drills.failures import Failure, Kind
 from drills.grading import CheckResult, DrillResult
 
 ROOT = catalog.ROOT
@@ -58,30 +59,39 @@ def suite_checks(drill: catalog.Drill) -> list[tuple[str, int]]:
     return [(c.name, c.points) for c in drill.spec.checks]
 
 
-def check_in(state: str, i: int, source: str) -> tuple[str, str, str]:
-    """(status, message, case) of the i-th scored check of a drill in `state`."""
+def check_in(state: str, i: int, source: str) -> tuple[str, str, str, dict | None]:
+    """(status, message, case, failure) of the i-th scored check of a drill in `state`, the
+    failure as the judge records it (drills.failures)."""
     if state == "solved" or (state == "crashed" and i != 1) or (state == "partial" and i % 2 == 0):
-        return "passed", "", ""
+        return "passed", "", "", None
     if state == "partial" and i == 1:  # a learner's exception, control characters and all
-        return (
-            "failed",
-            f"your code raised ValueError: \x1b[31mbad\x00 size\n    at {source}, line 21: x + y",
-            "fp16",
-        )
+        text = f"your code raised ValueError: \x1b[31mbad\x00 size\n    at {source}, line 21: x + y"
+        return "failed", text, "fp16", judged(Kind.RAISED, text, "fp16", line=21)
     if state == "partial":
-        return "failed", f"case n={1000 + i}: wrote 24 elements outside the output.\nmask < n", ""
+        label, text = f"n={1000 + i}", "wrote 24 elements outside the output.\nmask < n"
+        failure = judged(Kind.WROTE_OUTSIDE, text, "", label=label)
+        return "failed", f"case {label}: {text}", "", failure
     if state == "crashed":
-        return "crashed", "the process crashed with a segmentation fault (SIGSEGV).", "1000"
+        text = "the process crashed with a segmentation fault (SIGSEGV)."
+        return "crashed", text, "1000", judged(Kind.CRASHED, text, "1000")
     if state == "timeout":
         if i < 2:
-            return "passed", "", ""
+            return "passed", "", "", None
         if i == 2:
-            return "timeout", "still running when the drill's 150 s ran out.", "4097"
-        return "timeout", "not run: the drill ran out of time before this check.", ""
+            text = "still running when the drill's 150 s ran out."
+            return "timeout", text, "4097", judged(Kind.TIMEOUT, text, "4097")
+        text = "not run: the drill ran out of time before this check."
+        return "timeout", text, "", judged(Kind.TIMEOUT, text, "")
     if state == "stub":
-        return "not_started", f"{source} still raises NotStarted.", "4096"
+        text = f"{source} still raises NotStarted."
+        return "not_started", text, "4096", judged(Kind.NOT_STARTED, text, "4096")
     assert state == "error", state
-    return "error", f"{source} has a syntax error on line 2: expected ':'", "4096"
+    text = f"{source} has a syntax error on line 2: expected ':'"
+    return "error", text, "4096", judged(Kind.IMPORT_ERROR, text, "4096", line=2)
+
+
+def judged(kind: Kind, text: str, case: str, **where) -> dict:
+    return Failure.from_message(kind, text, case=case, **where).to_json()
 
 
 DRILL_STATUS = {
@@ -112,9 +122,13 @@ def drill_result(drill: catalog.Drill, state: str) -> DrillResult:
                 )
             )
             continue
-        status, message, case = check_in(state, i, source)
+        status, message, case, failure = check_in(state, i, source)
         score = float(points) if status == "passed" else 0.0
-        checks.append(CheckResult(name, status, score, float(points), message, case, gpu_only))
+        checks.append(
+            CheckResult(
+                name, status, score, float(points), message, case, gpu_only, failure=failure
+            )
+        )
     message = next((c.message for c in checks if state in ("stub", "error")), "")
     return DrillResult(
         drill.id,

@@ -20,6 +20,7 @@ import torch
 import triton
 
 from drills import catalog, chinese, grading, negatives, report, runtime, versions
+from drills.failures import Failure, Kind
 from drills.judge import testing
 from drills.judge.testing import Guarded, Hints, explain
 
@@ -63,16 +64,18 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
     shown = " ".join(capsys.readouterr().out.split())
     assert " ".join(says.split()) in shown, shown[-3000:]
     for c in report.failing_checks(result):
-        failure = report.Failure.of(c)
+        failure = report.failure_of(c)
         assert " ".join(failure.symptom.split()) in shown, c.name
         assert f"check: {c.name}" in shown, shown[-3000:]
+        # the judge named the mistake: never its own failure, and never without a record
+        assert c.failure is not None and failure.kind != Kind.GRADER_FAILED, c.message[:300]
     # a Chinese reader is told the kind of each failure and what to do, in Chinese
     report.show([result], "mine", language="zh")
     shown = capsys.readouterr().out
     for c in report.failing_checks(result):
-        meaning = report.Failure.of(c).kind
-        assert meaning is not chinese.UNKNOWN, f"no Chinese kind for: {c.message[:200]}"
-        assert f"{meaning.name}：" in shown, c.name
+        words = chinese.words_for(report.failure_of(c).kind)
+        assert words is not chinese.GENERAL, f"no Chinese words for: {c.message[:200]}"
+        assert f"{words.name}：" in shown, c.name
 
 
 def test_every_negatives_edits_still_apply_to_its_reference():
@@ -182,39 +185,59 @@ def test_every_drill_has_its_files(drill):
 # The report: a failing check is headed by what was seen, then the check and case it was seen in
 # ---------------------------------------------------------------------------------------------
 
+# (kind, the case's name in the message, the message)
 NEVER_WRITTEN = (
-    "case n=1000 fp32 seed=1: 1000 of 1000 output elements were never written (first at index "
-    "0, it falls in block 0, but the grid launched only 0 programs). Launch enough programs to "
-    "cover every element, rounding up: grid = (triton.cdiv(n_elements, BLOCK_SIZE),)."
+    Kind.NEVER_WRITTEN,
+    "n=1000 fp32 seed=1",
+    "1000 of 1000 output elements were never written (first at index 0, it falls in block 0, "
+    "but the grid launched only 0 programs). Launch enough programs to cover every element, "
+    "rounding up: grid = (triton.cdiv(n_elements, BLOCK_SIZE),).",
 )
 WRONG_VALUES = (
-    "case 4x1000 fp32 seed=0: wrong values.\n4 of 4000 elements (0.1%) are wrong\n"
-    "first wrong elements:\n  [(0, 999)] got nan, expected 0.001\n"
-    "Pad the masked lanes with -inf: tl.load(..., other=-float('inf'))."
+    Kind.WRONG_VALUES,
+    "4x1000 fp32 seed=0",
+    "wrong values.\n4 of 4000 elements (0.1%) are wrong\nfirst wrong elements:\n  [(0, 999)] "
+    "got nan, expected 0.001\nPad the masked lanes with -inf: tl.load(..., other=-float('inf')).",
 )
 
 
-def failing(name: str, message: str, case: str = "1000") -> grading.CheckResult:
-    return grading.CheckResult(name, "failed", 0.0, 20.0, message, case)
+def failing(name: str, seen: tuple, case: str = "1000") -> grading.CheckResult:
+    """A check whose case `case` failed as the judge records `seen` (kind, label, message)."""
+    kind, label, text = seen
+    failure = Failure.from_message(kind, text, case=case, label=label)
+    message = f"case {label}: {text}" if label else text
+    return grading.CheckResult(name, "failed", 0.0, 20.0, message, case, failure=failure.to_json())
 
 
-def test_a_failing_check_is_headed_by_its_symptom():
-    failure = report.Failure.of(failing("masks the tail", NEVER_WRITTEN))
+def test_a_failure_is_taken_apart_where_the_judge_writes_it():
+    failure = Failure.from_message(*NEVER_WRITTEN[::2], label=NEVER_WRITTEN[1])
     assert failure.symptom == (
         "1000 of 1000 output elements were never written (first at index 0, it falls in block "
         "0, but the grid launched only 0 programs)"
     )
-    assert failure.where == "check: masks the tail · case n=1000 fp32 seed=1"
     assert failure.advice.startswith("Launch enough programs to cover every element")
-    several_lines = report.Failure.of(failing("pads masked lanes with -inf", WRONG_VALUES))
+    several_lines = Failure.from_message(*WRONG_VALUES[::2])
     assert several_lines.symptom == "wrong values: 4 of 4000 elements (0.1%) are wrong"
     assert several_lines.details.startswith("first wrong elements:")
     assert (
         several_lines.advice == "Pad the masked lanes with -inf: tl.load(..., other=-float('inf'))."
     )
-    # a message of the grader's own, with no case: the check's case, and the whole sentence
-    crashed = report.Failure.of(failing("adds", "the runner died: SIGSEGV (a crash).", "7"))
-    assert (crashed.symptom, crashed.where) == (
+    # it travels as JSON and comes back whole; what is not one is refused
+    assert Failure.from_json(failure.to_json()) == failure
+    assert not Failure.valid_json(failure.to_json() | {"kind": "made_up"})
+    assert not Failure.valid_json(failure.to_json() | {"line": "7"})
+
+
+def test_a_failing_check_is_shown_where_it_was_seen():
+    where = report.where(
+        failing("masks the tail", NEVER_WRITTEN),
+        Failure.from_json(failing("masks the tail", NEVER_WRITTEN).failure),
+    )
+    assert where == "check: masks the tail · case n=1000 fp32 seed=1"
+    # a message of the grader's own, with no case label: the case's id
+    crashed = failing("adds", (Kind.CRASHED, "", "the runner died: SIGSEGV (a crash)."), "7")
+    failure = report.failure_of(crashed)
+    assert (failure.symptom, report.where(crashed, failure)) == (
         "the runner died: SIGSEGV (a crash)",
         "check: adds · case 7",
     )

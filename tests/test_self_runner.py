@@ -191,8 +191,7 @@ def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
     failure's last line as its advice, so the advice comes after them."""
     import types
 
-    from drills import report
-    from drills.grading import CheckResult
+    from drills.failures import Failure, Kind
     from drills.judge.remote import Child
 
     crashed = types.SimpleNamespace(
@@ -202,7 +201,7 @@ def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
     )
     message = Child._death(crashed)
     assert message.startswith("the process aborted (SIGABRT).\nIt printed, last:\n"), message
-    failure = report.Failure.of(CheckResult("adds two vectors", "crashed", 0, 10, message))
+    failure = Failure.from_message(Kind.CRASHED, message)
     assert failure.advice.startswith("On the CPU interpreter this is usually memory corrupted")
     assert "corrupted double-linked list" in failure.details
 

@@ -14,6 +14,7 @@ import torch
 
 from drills import runtime, spec
 from drills.bench import Bench, Shape
+from drills.failures import Kind
 from drills.judge.remote import LearnerError
 from drills.judge.testing import (
     MANY_TILES,
@@ -28,6 +29,7 @@ from drills.judge.testing import (
     device,
     dot_product_tolerance,
     drawn,
+    fail,
     generator,
     k_loop_mistake,
     kernels_launched,
@@ -194,14 +196,14 @@ def autotuned_kernel(impl) -> str:
     from what a call launches, whatever the module calls it (matmul_kernel = kernel_fma)."""
     launched = kernels_launched(make_case(impl, *GRID_SHAPES[0], seed=2))
     if not launched:
-        pytest.fail("matmul launched no Triton kernel, so no autotune config ran.", pytrace=False)
+        fail(Kind.NO_LAUNCH, "matmul launched no Triton kernel, so no autotune config ran.")
     for name in reversed(launched):
         if impl.configs(name, "matmul"):
             return name
-    pytest.fail(
+    fail(
+        Kind.NOT_AUTOTUNED,
         f"{launched[-1]} is not autotuned: decorate it with @triton.autotune(configs=CONFIGS, "
         "key=['M', 'N', 'K']).",
-        pytrace=False,
     )
 
 
@@ -210,10 +212,10 @@ def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
     autotuned, and with which configs, is read from the source; where the list cannot be read
     without running code, the runner's list only chooses which configs the judge runs."""
     if not impl.autotuned(kernel):
-        pytest.fail(
+        fail(
+            Kind.NOT_AUTOTUNED,
             f"{kernel} is not autotuned where it is defined: decorate it with "
             "@triton.autotune(configs=CONFIGS, key=['M', 'N', 'K']).",
-            pytrace=False,
         )
     claimed = impl.configs(kernel, "matmul")
     strays = impl.autotune_key_strays(kernel)
@@ -230,10 +232,10 @@ def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
         return [(c, {}) for c in claimed]
     read = [str(c) for c in listed]
     if read != claimed:
-        pytest.fail(
+        fail(
+            Kind.NOT_AUTOTUNED,
             f"{kernel}'s configs as your file runs them ({len(claimed)}: {claimed[:2]}) are not "
             f"the ones its source lists ({len(read)}: {read[:2]}).",
-            pytrace=False,
         )
     return [
         (text, c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages})
@@ -305,9 +307,9 @@ def run_each_config(cases: list[Case]) -> None:
             too_big.append(f"{case.name.split(', ', 1)[-1]}: {e}")
     if len(too_big) + len(pruned) == len(cases):
         why = f"none of your configs can load on this GPU. {too_big[0]}" if too_big else ""
-        pytest.fail(
-            why or "your prune_configs_by removes every config for this shape.", pytrace=False
-        )
+        if why:
+            fail(Kind.GPU_REFUSES, why)
+        fail(Kind.NOT_AUTOTUNED, "your prune_configs_by removes every config for this shape.")
     if too_big:
         note(
             f"{len(too_big)} of your {len(cases)} configs cannot load on this GPU: this check "
@@ -493,7 +495,7 @@ def test_grouped_order(impl, grid):
     if problem:
         short_group = grid[0] % grid[2] and "min(num_pid_m - first_pid_m" not in problem
         advice = last_group_mistake(tiles, grid) if short_group else ""
-        pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
+        fail(Kind.GROUPED_TILE, f"grouped_tile: {problem} {advice}".rstrip())
 
 
 def tile_and_group(launch) -> tuple[int, int, int] | None:
@@ -667,7 +669,7 @@ def test_last_group(impl, grid):
     if problem:
         # a pid past the last row of tiles comes with the clipping advice already
         advice = "" if "min(num_pid_m - first_pid_m" in problem else last_group_mistake(tiles, grid)
-        pytest.fail(f"grouped_tile: {problem} {advice}".rstrip(), pytrace=False)
+        fail(Kind.GROUPED_TILE, f"grouped_tile: {problem} {advice}".rstrip())
 
 
 @check("last_group")

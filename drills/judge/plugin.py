@@ -27,6 +27,7 @@ runtime.one_thread_when_interpreting()
 
 # after the environment above is set: these import torch
 from drills import catalog, processes  # noqa: E402
+from drills.failures import Failure, Kind  # noqa: E402
 from drills.judge import testing  # noqa: E402
 from drills.judge.remote import LearnerCode, LearnerError, Sandbox  # noqa: E402
 from drills.limits import CASE_LIMIT  # noqa: E402
@@ -78,6 +79,11 @@ def _check_of(item):
     return (marker.kwargs["name"], marker.kwargs["points"]) if marker else (None, 0)
 
 
+def _check_id(item) -> str | None:
+    marker = item.get_closest_marker("check")
+    return marker.kwargs["id"] if marker else None
+
+
 def _deselect(config, items, unwanted) -> None:
     config.hook.pytest_deselected(items=[item for item in items if unwanted(item)])
     items[:] = [item for item in items if not unwanted(item)]
@@ -96,7 +102,12 @@ def pytest_collection_modifyitems(session, config, items):
         config,
         event="collected",
         items=[
-            {"nodeid": item.nodeid, "check": _check_of(item)[0], "points": _check_of(item)[1]}
+            {
+                "nodeid": item.nodeid,
+                "check": _check_of(item)[0],
+                "check_id": _check_id(item),
+                "points": _check_of(item)[1],
+            }
             for item in items
         ],
     )
@@ -153,21 +164,31 @@ def impl(request):
 # ---------------------------------------------------------------------------------------------
 
 
-def _classify(excinfo) -> tuple[str, str]:
-    """(kind, message) for a failed case, in words a learner can act on."""
+def _classify(excinfo, case: str) -> tuple[str, str, Failure]:
+    """(how the case failed, its message, the failure as data) for a failed case, in words a
+    learner can act on. The message is the judge's own, so taking it apart here is reading
+    what the judge wrote, once: nothing after the judge parses it."""
     err = excinfo.value
+    if isinstance(err, testing.CaseFailed):
+        failure = Failure.from_message(err.kind, err.text, case=case, label=err.label)
+        return "failed", str(err), failure
     if isinstance(err, LearnerError):
-        return err.kind, str(err)
+        return (
+            err.kind,
+            str(err),
+            Failure.from_message(err.shows, str(err), case=case, line=err.line),
+        )
     text = str(err)
     if text.startswith("Timeout") or "Timeout (>" in text:
-        return "timeout", (
+        text = (
             "did not finish in time: an endless loop, or far too many programs "
             "for the interpreter (a tiny BLOCK_SIZE?)"
         )
-    if isinstance(err, pytest.fail.Exception):
-        return "failed", text
-    # the judge's own failure: say so, rather than blame the learner
-    return "failed", f"the grader failed on this case: {type(err).__name__}: {text[:2000]}"
+        return "timeout", text, Failure.from_message(Kind.TIMEOUT, text, case=case)
+    # the judge's own failure (every verdict of a suite names its kind): say so, rather than
+    # blame the learner
+    text = f"the grader failed on this case: {type(err).__name__}: {text[:2000]}"
+    return "failed", text, Failure.from_message(Kind.GRADER_FAILED, text, case=case)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -187,8 +208,8 @@ def pytest_runtest_makereport(item, call):
         outcome = "not_run" if not_run else "skipped"
         state.update(outcome=outcome, message=reason)
     elif report.failed and state["outcome"] != "failed":
-        kind, message = _classify(call.excinfo)
-        state.update(outcome="failed", kind=kind, message=message)
+        kind, message, failure = _classify(call.excinfo, _case_of(item))
+        state.update(outcome="failed", kind=kind, message=message, failure=failure.to_json())
         if _check_of(item)[0] is not None:
             item.config._drills_failed_checks.add(_check_of(item)[0])
     if call.when == "teardown":
@@ -198,13 +219,16 @@ def pytest_runtest_makereport(item, call):
         if state["outcome"] == "failed" and tiles:
             state["tiles"] = tiles
         name, points = _check_of(item)
-        case = item.callspec.id if hasattr(item, "callspec") else ""
         _emit(
             item.config,
             event="result",
             nodeid=item.nodeid,
             check=name,
             points=points,
-            case=case,
+            case=_case_of(item),
             **state,
         )
+
+
+def _case_of(item) -> str:
+    return item.callspec.id if hasattr(item, "callspec") else ""

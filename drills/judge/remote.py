@@ -30,6 +30,7 @@ import torch
 
 from drills import catalog, confine, processes, runtime
 from drills.errors import explain
+from drills.failures import Kind
 from drills.judge import forks, gpu_compile
 from drills.judge.gpu_compile import judge_cache
 from drills.judge.source import LearnerSource
@@ -53,11 +54,24 @@ MAX_STARTS = 12
 class LearnerError(Exception):
     """A case could not get a result from the learner's code: `kind` says how (not_started,
     import_error, timeout, crashed, cuda_fault, out_of_resources, failed), the message says it
-    in words."""
+    in words, `shows` the kind of mistake (drills.failures; by default, the one `kind` is),
+    and `line` the line of the learner's file it points at, where it points at one."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, shows: Kind | None = None, line: int | None = None):
         super().__init__(message)
-        self.kind = kind
+        self.kind, self.line = kind, line
+        self.shows = shows or SHOWN_BY_STATUS.get(kind, Kind.RAISED)
+
+
+# the kind of mistake each way of failing is, unless its raiser names another
+SHOWN_BY_STATUS = {
+    "not_started": Kind.NOT_STARTED,
+    "import_error": Kind.IMPORT_ERROR,
+    "timeout": Kind.TIMEOUT,
+    "crashed": Kind.CRASHED,
+    "cuda_fault": Kind.CUDA_FAULT,
+    "out_of_resources": Kind.GPU_REFUSES,
+}
 
 
 class JudgesOwnFailure(Exception):
@@ -249,7 +263,10 @@ class Child:
     def _greet(self) -> None:
         hello = self._receive(START_LIMIT[self.kind], "starting (importing your file)")
         if not hello.get("ok"):
-            self.import_error = LearnerError("import_error", self._import_failure(hello))
+            error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
+            self.import_error = LearnerError(
+                "import_error", self._import_failure(hello), line=_line(error)
+            )
             self.stop()
             raise self.import_error
         self.greeted = True
@@ -302,7 +319,7 @@ class Child:
             raise JudgesOwnFailure(
                 f"the judge's executor could not open the case's buffers: {said}"
             )
-        raise LearnerError(*self._classify(error))
+        raise LearnerError(*self._classify(error), line=_line(error))
 
     def _receive(self, limit: float, doing: str) -> dict:
         left = self.deadline - time.time()
@@ -348,7 +365,7 @@ class Child:
         tail = os.pread(fd, limit, max(0, os.fstat(fd).st_size - limit))
         return tail.decode(errors="replace").strip()
 
-    def _classify(self, error: dict) -> tuple[str, str]:
+    def _classify(self, error: dict) -> tuple[str, str, Kind]:
         raise NotImplementedError
 
     def _import_failure(self, hello: dict) -> str:
@@ -383,9 +400,15 @@ def explained(message: str, *clues: str) -> str:
     return f"{message}\n{meaning}" if meaning else message
 
 
-def _where(shown_as: str, error: dict) -> str:
+def _line(error: dict) -> int | None:
+    """The line of the learner's file an error points at, or None."""
     line = error.get("line")
-    if not isinstance(line, int):
+    return line if isinstance(line, int) and line > 0 else None
+
+
+def _where(shown_as: str, error: dict) -> str:
+    line = _line(error)
+    if line is None:
         return ""
     return f"\n    at {shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
 
@@ -466,14 +489,13 @@ class Runner(Child):
         body["buffers"] = message.table
         return self.send(body, [], case_limit)
 
-    def _classify(self, error: dict) -> tuple[str, str]:
+    def _classify(self, error: dict) -> tuple[str, str, Kind]:
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):
-            return "not_started", text
-        return "failed", explained(
-            f"your code raised {kind}: {text}{_where(self.shown_as, error)}", text
-        )
+            return "not_started", text, Kind.NOT_STARTED
+        raised = explained(f"your code raised {kind}: {text}{_where(self.shown_as, error)}", text)
+        return "failed", raised, Kind.RAISED
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
@@ -548,22 +570,26 @@ class Executor(Child):
         body["buffers"] = message.table
         return self.send(body, message.fds, case_limit)
 
-    def _classify(self, error: dict) -> tuple[str, str]:
+    def _classify(self, error: dict) -> tuple[str, str, Kind]:
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("refused"):
-            return "failed", f"the judge could not run what your host code asked for: {text}"
+            refused = f"the judge could not run what your host code asked for: {text}"
+            return "failed", refused, Kind.JUDGE_CANNOT_RUN
         if error.get("limit"):
-            return "failed", text
+            return "failed", text, Kind.GPU_LIMIT
         too_big = _too_big(error.get("resources"))
         if too_big:
-            return "out_of_resources", too_big
+            return "out_of_resources", too_big, Kind.GPU_REFUSES
         if error.get("fatal"):
             where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
-            return "cuda_fault", explained(f"your kernel raised {kind}: {text}{where}", text)
+            faulted = explained(f"your kernel raised {kind}: {text}{where}", text)
+            return "cuda_fault", faulted, Kind.CUDA_FAULT
         raised = f"{kind}: {text}{_where(self.shown_as, error)}"
         # the line it stopped at may be the whole clue: an assertion without a message
-        return "failed", explained(f"your kernel raised {raised}", text, raised)
+        said = explained(f"your kernel raised {raised}", text, raised)
+        # on a GPU, a kernel the compiler refuses raises at its launch
+        return "failed", said, Kind.NOT_COMPILED if kind == "CompilationError" else Kind.RAISED
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
@@ -643,7 +669,7 @@ class LearnerCode:
             self.source: LearnerSource | None = read_source(path, shown_as)
             self.source_error = None
         except SourceError as e:
-            self.source, self.source_error = None, LearnerError("import_error", str(e))
+            self.source, self.source_error = None, LearnerError("import_error", str(e), line=e.line)
         self.runner = Runner(path, shown_as, sandbox or Sandbox(), deadline)
         self.deadline = deadline
         self._executor: Executor | None = None
@@ -783,7 +809,11 @@ class LearnerCode:
             errors = gpu_compile.failures(self, [launch], gpu_compile.PROBE_SOURCE)
             if errors:
                 message = self.source.in_file_lines(errors[0])
-                raise LearnerError("failed", f"grouped_tile {gpu_compile.NOT_COMPILED}\n{message}")
+                raise LearnerError(
+                    "failed",
+                    f"grouped_tile {gpu_compile.NOT_COMPILED}\n{message}",
+                    Kind.NOT_COMPILED,
+                )
         self.executor.request(
             "probe",
             self.case_limit,

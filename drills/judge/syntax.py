@@ -13,7 +13,12 @@ MAX_DEPTH = 200
 
 
 class SourceError(Exception):
-    """The file cannot be read as Python; str() is the message for the learner."""
+    """The file cannot be read as Python; str() is the message for the learner, `line` the
+    line it points at, where it points at one."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
 
 
 def parse(path: Path, shown_as: str) -> tuple[str, ast.Module]:
@@ -28,7 +33,8 @@ def parse(path: Path, shown_as: str) -> tuple[str, ast.Module]:
     except SyntaxError as e:
         raise SourceError(
             f"{shown_as} has a syntax error on line {e.lineno}: {e.msg}\n"
-            f"    {(e.text or '').rstrip()}"
+            f"    {(e.text or '').rstrip()}",
+            e.lineno,
         ) from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise SourceError(f"{shown_as} cannot be read as Python: {e}") from None

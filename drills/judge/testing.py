@@ -16,6 +16,7 @@ import dataclasses
 import math
 import os
 import random
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ import triton
 
 from drills import catalog, runtime, spec, versions
 from drills.errors import explain  # noqa: F401 - the suites' import of it
+from drills.failures import Kind
 from drills.judge import gpu_compile
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 
@@ -48,6 +50,19 @@ def needs_gpu(reason: str):
 
 # a case's skip reason that starts so is not a GPU-only case: the plugin reports it not run
 NOT_RUN = "not run: "
+
+
+class CaseFailed(pytest.fail.Exception):
+    """A case's verdict: the kind of mistake it showed (drills.failures), its message, and the
+    case's name in it (its label; "" for a check that fails as a whole)."""
+
+    def __init__(self, kind: Kind, message: str, label: str = ""):
+        super().__init__(f"case {label}: {message}" if label else message, pytrace=False)
+        self.kind, self.text, self.label = kind, message, label
+
+
+def fail(kind: Kind, message: str, label: str = "") -> typing.NoReturn:
+    raise CaseFailed(kind, message, label)
 
 
 def not_applicable(why: str):
@@ -886,6 +901,7 @@ def _record(reply: dict) -> tuple[list[dict], list[str], Returned]:
             "failed",
             "the call asked for too many launches and copies to grade (over 2000): a drill "
             "needs a few launches.",
+            Kind.JUDGE_CANNOT_RUN,
         )
     steps = [s for s in steps if isinstance(s, dict)]
     computed = reply.get("computed") if isinstance(reply.get("computed"), list) else []
@@ -936,7 +952,7 @@ def watch(
         again_returned = _returned(reply.get("again_result")) if again is not None else None
         problem = returns_wrong(returned)
         if problem:
-            pytest.fail(f"case {case.name}: {problem}", pytrace=False)
+            fail(Kind.WRONG_RETURN, problem, case.name)
         fetch = None
         if fetch_into is not None and returned.type == "Tensor":
             fetch = {"into": fetch_into, "from": returned.spec}
@@ -952,13 +968,14 @@ def watch(
             if e.kind == "cuda_fault" and past_end:
                 read_past = case.fn.code.read_past_the_end(steps, guarded, past_end)
                 if read_past:
-                    pytest.fail(f"case {case.name}: {past_the_end(case, read_past)}", pytrace=False)
+                    fail(Kind.READ_OUTSIDE, past_the_end(case, read_past), case.name)
             if e.kind == "cuda_fault" and case.fault_advice:
-                pytest.fail(
-                    f"case {case.name}: the GPU reported an illegal memory access: the kernel "
-                    "read or wrote outside every tensor in a case whose offsets pass 2^31 "
-                    f"elements. {case.fault_advice}",
-                    pytrace=False,
+                fail(
+                    Kind.CUDA_FAULT,
+                    "the GPU reported an illegal memory access: the kernel read or wrote "
+                    "outside every tensor in a case whose offsets pass 2^31 elements. "
+                    f"{case.fault_advice}",
+                    case.name,
                 )
             # the autotuner on a GPU skips a config that cannot load: so does the judge, by
             # asking the runner for the same call with the next config of the kernel that
@@ -974,7 +991,7 @@ def watch(
                 # a kernel that crashed or did not compile: a mask written as a chain is a
                 # likely cause of either
                 raise LearnerError(
-                    e.kind, f"{in_file_lines(case, str(e))}{read_in_kernels(case)}"
+                    e.kind, f"{in_file_lines(case, str(e))}{read_in_kernels(case)}", e.shows, e.line
                 ) from None
             case.out.reset()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
@@ -1015,7 +1032,7 @@ def must_compile(case: Case, steps: list[dict]) -> None:
     errors = gpu_compile.failures(case.fn.code, launches)
     if errors:
         message = f"{gpu_compile.NOT_COMPILED}\n{in_file_lines(case, errors[0])}"
-        pytest.fail(f"case {case.name}: {message}", pytrace=False)
+        fail(Kind.NOT_COMPILED, message, case.name)
 
 
 def inputs_ending_at_unmapped_memory(case: Case) -> list[str]:
@@ -1080,15 +1097,15 @@ def atomics_or_nan_advice(case: Case, out: torch.Tensor) -> str:
     return case.hints.nan
 
 
-def why_not_the_kernel(watched: Watched, hints: Hints) -> str | None:
+def why_not_the_kernel(watched: Watched, hints: Hints) -> tuple[Kind, str] | None:
     """When the result is wrong: the reason the record gives, if it shows one (no launch at
     all, or torch computing on the host), else None."""
     ops = watched.computed
     if not watched.launches:
         torch_note = f" It ran torch operations instead: {', '.join(ops)}." if ops else ""
-        return f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
+        return Kind.NO_LAUNCH, f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
     if ops:
-        return (
+        return Kind.HOST_COMPUTED, (
             f"the result came from host code, not from the kernel: your function computed "
             f"with torch ({', '.join(ops)}) outside any launch. The judge runs your kernels "
             f"on its own inputs, and only what they write is graded. {hints.no_launch}"
@@ -1122,12 +1139,12 @@ def read_in_kernels(case: Case) -> str:
     return "\nRead in your kernels: " + "; ".join(map(str, found[:3])) if found else ""
 
 
-def strides_sidestepped(case: Case, watched: Watched) -> str | None:
+def strides_sidestepped(case: Case, watched: Watched) -> tuple[Kind, str] | None:
     """A check about strides: a copy of an operand or of the result sidesteps them."""
     tensors = [g.tensor for g in case.inputs.values()] + [case.out.tensor]
     if not case.through_strides or not copies_touching(watched, tensors):
         return None
-    return (
+    return Kind.HOST_COMPUTED, (
         "torch copied a tensor outside the kernel: the values are right, but this check is "
         "about the kernel reading its operands and writing its result where they lie, through "
         "their strides; pass the strides to the kernel instead of making a contiguous copy."
@@ -1143,8 +1160,8 @@ def check_allocates(case: Case) -> None:
     result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
     _bits(result).fill_(_canary_bits(want.dtype, output=True))
 
-    def fail(message: str) -> None:
-        pytest.fail(f"case {case.name}: {call}: {message}{read_in_kernels(case)}", pytrace=False)
+    def failed(kind: Kind, message: str) -> typing.NoReturn:
+        fail(kind, f"{call}: {message}{read_in_kernels(case)}", case.name)
 
     def returns_wrong(got: Returned) -> str | None:
         """Read before anything runs: the judge fetches only a result of the expected shape."""
@@ -1169,15 +1186,18 @@ def check_allocates(case: Case) -> None:
     watched = watch(case, with_out=False, fetch_into=result, returns_wrong=returns_wrong)
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
-            fail(f"changed its input {name}: write into a new tensor instead.")
+            failed(
+                Kind.CHANGED_INPUT, f"changed its input {name}: write into a new tensor instead."
+            )
     report = compare(result, want, case.tol)
     if report:
         launch = watched.launches[-1] if watched.launches else None
         why = why_not_the_kernel(watched, case.hints)
         if why:
-            fail(why + read_in_source(case))
+            failed(why[0], why[1] + read_in_source(case))
         advice = case.diagnose(launch, result) or _values_advice(result, want, case.hints)
-        fail(f"returned wrong values.\n{report}\n{advice}" + (KEPT_ADVICE if watched.kept else ""))
+        kept = KEPT_ADVICE if watched.kept else ""
+        failed(Kind.WRONG_VALUES, f"returned wrong values.\n{report}\n{advice}{kept}")
 
 
 def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
@@ -1344,15 +1364,15 @@ def run_case(case: Case) -> Watched:
     what the judge saw of the call."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     watched = watch(case, with_out=True)
-    fail = failure(case, watched, before)
-    if not fail and case.stores is not None and watched.launches:
+    found = failure(case, watched, before)
+    if not found and case.stores is not None and watched.launches:
         writers = (
             watched.writers if watched.writers is not None else writers_by_prefix(case, watched)
         )
-        if writers is not None:
-            fail = case.stores(watched.launches[-1], writers)
-    if fail:
-        pytest.fail(f"case {case.name}: {fail}", pytrace=False)
+        order = case.stores(watched.launches[-1], writers) if writers is not None else ""
+        found = (Kind.TILE_ORDER, order) if order else None
+    if found:
+        fail(*found, case.name)
     return watched
 
 
@@ -1405,19 +1425,20 @@ def run_twice(case: Case) -> None:
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     second = case.out.like()
     watched = watch(case, with_out=True, again=second)
-    fail = failure(case, watched, before)
-    if fail:
-        pytest.fail(f"case {case.name}, the first of two calls: {fail}", pytrace=False)
-    fail = failure(
+    found = failure(case, watched, before)
+    if found:
+        fail(*found, f"{case.name}, the first of two calls")
+    found = failure(
         dataclasses.replace(case, out=second),
         dataclasses.replace(watched, returned=watched.again, writers=None),
         before,
     )
-    if fail:
-        pytest.fail(
-            f"case {case.name}: the first of two calls in a row was right, the second (the "
-            f"same inputs, a fresh `out`) was not: {fail}\n{SECOND_CALL_ADVICE}",
-            pytrace=False,
+    if found:
+        fail(
+            Kind.SECOND_CALL,
+            "the first of two calls in a row was right, the second (the same inputs, a fresh "
+            f"`out`) was not: {found[1]}\n{SECOND_CALL_ADVICE}",
+            case.name,
         )
 
 
@@ -1437,13 +1458,13 @@ SECOND_CALL_ADVICE = (
 MAX_WARPS = 32
 
 
-def warps_refused(watched: Watched) -> str | None:
+def warps_refused(watched: Watched) -> tuple[Kind, str] | None:
     """A launch whose num_warps a GPU refuses (triton asserts a power of two; more than 32
     cannot launch), which the interpreter ignores."""
     for launch in watched.launches:
         warps = launch.args.get("num_warps")
         if isinstance(warps, int) and not (0 < warps <= MAX_WARPS and warps & (warps - 1) == 0):
-            return (
+            return Kind.GPU_REFUSES, (
                 f"a launch of {launch.kernel} asks for num_warps={warps}, which a GPU refuses: "
                 f"it takes a power of two from 1 to {MAX_WARPS} (32 threads each, 1024 at most "
                 "in one program). The interpreter ignores num_warps, so only the grader sees "
@@ -1452,21 +1473,25 @@ def warps_refused(watched: Watched) -> str | None:
     return None
 
 
-def failure(case: Case, watched: Watched, before: dict) -> str | None:
-    """Why the call `watched` did not do what the case asks, or None. Every verdict comes from
-    the judge's buffers; the record only says why."""
+def failure(case: Case, watched: Watched, before: dict) -> tuple[Kind, str] | None:
+    """What kind of mistake the call `watched` made and the words that say it, or None where
+    it did what the case asks. Every verdict comes from the judge's buffers; the record only
+    says why."""
     refused = warps_refused(watched)
     if refused:
         return refused
     wrong = wrong_buffers(case, watched, before)
     if wrong:
-        output_wrong, message = wrong
+        output_wrong, kind, message = wrong
         if output_wrong:
-            message = (why_not_the_kernel(watched, case.hints) or message) + read_in_source(case)
-            message += KEPT_ADVICE if watched.kept else ""
-        return message + read_in_kernels(case)
+            kind, message = why_not_the_kernel(watched, case.hints) or (kind, message)
+            message += read_in_source(case) + (KEPT_ADVICE if watched.kept else "")
+        return kind, message + read_in_kernels(case)
     if not watched.returned.is_view_of(case.out.tensor):
-        return "when `out` is given, the function must write into it and return it."
+        return (
+            Kind.WRONG_RETURN,
+            "when `out` is given, the function must write into it and return it.",
+        )
     return strides_sidestepped(case, watched) or config_not_used(case, watched)
 
 
@@ -1514,7 +1539,7 @@ def descriptor_store_chunks(case: Case, launches: list, outside: list[int], on_g
     )
 
 
-def config_not_used(case: Case, watched: Watched) -> str | None:
+def config_not_used(case: Case, watched: Watched) -> tuple[Kind, str] | None:
     """A case that forces one autotune config: its launch must run with that config's values
     (the runner could otherwise report a good config's launch for a bad one)."""
     wanted = case.launched_with
@@ -1522,20 +1547,20 @@ def config_not_used(case: Case, watched: Watched) -> str | None:
         all(launch.args.get(k) == v for k, v in wanted.items()) for launch in watched.launches
     ):
         return None
-    return (
+    return Kind.NO_LAUNCH, (
         f"the call did not launch the config it was asked to run ({wanted}): the judge reads "
         "the configs in your source and checks each one."
     )
 
 
-def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str] | None:
+def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kind, str] | None:
     """What the judge's buffers show is wrong, or None: (whether the output is wrong or
-    unwritten, the message)."""
+    unwritten, the kind of mistake, the message)."""
     out = case.out.tensor
     launch = watched.launches[-1] if watched.launches else None
     misplaced = misplaced_stores(case.out)
     if misplaced:
-        return True, misplaced
+        return True, Kind.STRIDES, misplaced
     # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
@@ -1544,17 +1569,25 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             or case.why_outside(launch, "out", outside)
             or case.hints.outside
         )
-        return False, (
-            f"wrote {_elements(len(outside))} outside the output: "
-            f"{_where(outside, case.out.span)}. {why}"
+        return (
+            False,
+            Kind.WROTE_OUTSIDE,
+            (
+                f"wrote {_elements(len(outside))} outside the output: "
+                f"{_where(outside, case.out.span)}. {why}"
+            ),
         )
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
         if changed:
-            return False, (
-                f"the kernel changed {changed} elements of the input `{name}` (or the "
-                f"padding around it); inputs must stay read-only. {case.hints.outside}"
-            ).rstrip()
+            return (
+                False,
+                Kind.CHANGED_INPUT,
+                (
+                    f"the kernel changed {changed} elements of the input `{name}` (or the "
+                    f"padding around it); inputs must stay read-only. {case.hints.outside}"
+                ).rstrip(),
+            )
     for name, offsets in watched.reads_outside.items():
         if offsets:
             span = case.inputs[name].span if name in case.inputs else case.out.span
@@ -1575,10 +1608,15 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
                 or case.hints.outside_read
                 or "Mask every load as the store is masked."
             )
-            return False, (
-                f"read {_elements(count)} outside `{name}`{shown}: "
-                f"{_where(sorted(offsets), span)}. {effect} {advice}"
-            ).rstrip()
+            kind = Kind.READ_BEFORE_START if max(offsets) < 0 else Kind.READ_OUTSIDE
+            return (
+                False,
+                kind,
+                (
+                    f"read {_elements(count)} outside `{name}`{shown}: "
+                    f"{_where(sorted(offsets), span)}. {effect} {advice}"
+                ).rstrip(),
+            )
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):
@@ -1588,9 +1626,13 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
             and not any(launch.touches(out) for launch in watched.launches)
             and not copies_touching(watched, [out])
         ):
-            return True, (
-                "no kernel launch was given the output tensor `out`: the kernel must write "
-                "the result into `out`."
+            return (
+                True,
+                Kind.NO_LAUNCH,
+                (
+                    "no kernel launch was given the output tensor `out`: the kernel must write "
+                    "the result into `out`."
+                ),
             )
         flat = torch.nonzero(unwritten.flatten()).flatten()
         first = _index(int(flat[0]), tuple(out.shape))
@@ -1598,10 +1640,14 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         where = f"(first at index {_fmt_index(first)}{', ' + who if who else ''})"
         if adds_with_atomics(case):
             # an atomic add into the judge's fill (NaN) keeps it NaN
-            return True, (
-                f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
-                f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
-                f"{case.hints.unwritten}"
+            return (
+                True,
+                Kind.NOT_ZEROED,
+                (
+                    f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
+                    f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
+                    f"{case.hints.unwritten}"
+                ),
             )
         reads = reads_its_output(case, watched)
         seen = (
@@ -1612,18 +1658,21 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, str
         )
         tiles = map_of_tiles(case, watched, unwritten)
         advice = reads or case.why_unwritten(launch, unwritten) or case.hints.unwritten
-        return True, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
+        kind = Kind.RACE if reads else Kind.NEVER_WRITTEN
+        return True, kind, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
     report = compare(out, case.expected, case.tol, owner)
     if report:
         # a recognised mistake is named first: some leave NaN where they divide 0 by 0
-        advice = (
-            case.diagnose(launch, out)
-            or reads_its_output(case, watched)
-            or atomics_or_nan_advice(case, out)
-            or _values_advice(out, case.expected, case.hints)
-        )
+        kind, advice = Kind.WRONG_VALUES, case.diagnose(launch, out)
+        if not advice:
+            advice = reads_its_output(case, watched)
+            kind = Kind.RACE if advice else kind
+        if not advice:
+            advice = atomics_or_nan_advice(case, out)
+            kind = Kind.NOT_ZEROED if advice and adds_with_atomics(case) else kind
+        advice = advice or _values_advice(out, case.expected, case.hints)
         tiles = map_of_tiles(case, watched, unwritten)
-        return True, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
+        return True, kind, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
     return None
 
 

@@ -1,0 +1,113 @@
+"""A failing case as data: the kind of mistake the judge saw, its words (the symptom seen first,
+the evidence, the advice), and where (the case, the line of the learner's file).
+
+The judge builds one where it sees the failure: the check that saw it names its kind, and the
+judge's plugin splits the judge's own message into its parts (drills/judge/plugin.py). It
+travels as JSON in the judge's events and in the grader's JSON; the terminal, the exports and
+the Chinese edition (drills/chinese.py, by kind) read its fields, and none of them parses a
+message. Standard library only: the grader reads it without torch.
+"""
+
+import re
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """What kind of mistake a failing case showed."""
+
+    WROTE_OUTSIDE = "wrote_outside"  # stores past the output
+    READ_BEFORE_START = "read_before_start"  # loads before an input's first element
+    READ_OUTSIDE = "read_outside"  # loads past an input
+    RACE = "race"  # the result is not a function of the inputs
+    NEVER_WRITTEN = "never_written"
+    CHANGED_INPUT = "changed_input"
+    HOST_COMPUTED = "host_computed"  # torch computed (or copied) what the kernel should
+    NO_LAUNCH = "no_launch"
+    NOT_ZEROED = "not_zeroed"  # atomics added into memory nobody zeroed
+    SECOND_CALL = "second_call"  # right once, wrong on the next call
+    STRIDES = "strides"  # the stores landed where another layout would put them
+    WRONG_VALUES = "wrong_values"
+    WRONG_RETURN = "wrong_return"  # not a tensor, an input, or the wrong shape or place
+    GROUPED_TILE = "grouped_tile"  # T4's pid-to-tile helper, probed
+    TILE_ORDER = "tile_order"  # right values, in an order of tiles that is not grouped
+    GPU_LIMIT = "gpu_limit"  # a launch no NVIDIA GPU runs (grid axes, TMA alignment)
+    NOT_AUTOTUNED = "not_autotuned"
+    NOT_COMPILED = "not_compiled"  # runs on the interpreter, refused by the GPU compiler
+    GPU_REFUSES = "gpu_refuses"  # num_warps, shared memory, no config that loads
+    JUDGE_CANNOT_RUN = "judge_cannot_run"  # host code asked for what the judge will not run
+    CUDA_FAULT = "cuda_fault"
+    RAISED = "raised"  # the learner's code raised an exception
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    NOT_STARTED = "not_started"
+    IMPORT_ERROR = "import_error"
+    TAMPERED = "tampered"  # the learner's code changed the grader's own files
+    GRADER_FAILED = "grader_failed"  # the judge's own failure, never the learner's
+
+
+@dataclass
+class Failure:
+    """One failing case. `details` is everything the message says after the symptom, the
+    advice last; `case` the case's id, `label` its name in the message (n=1000 fp32 seed=1);
+    `line` the line of the learner's file it points at, where it points at one."""
+
+    kind: Kind
+    symptom: str
+    details: str = ""
+    advice: str = ""
+    case: str = ""
+    label: str = ""
+    line: int | None = None
+
+    @classmethod
+    def from_message(
+        cls, kind: Kind, message: str, *, case: str = "", label: str = "", line: int | None = None
+    ) -> "Failure":
+        """The judge's own message, taken apart once, where it was written: the symptom is its
+        first sentence (with the next line, where the first is bare: "wrong values." then how
+        it showed), the details the rest, the advice their last line."""
+        first_line, _, more = message.strip().partition("\n")
+        symptom, rest = _first_sentence(first_line)
+        next_line = more.strip().partition("\n")[0]
+        if not rest and next_line and not next_line.endswith(":"):
+            # a bare first line: the next says how it showed, unless it heads a block of its
+            # own (a map of tiles)
+            next_line, _, more = more.strip().partition("\n")
+            seen, rest = _first_sentence(next_line)
+            symptom = f"{symptom}: {seen}"
+        details = "\n".join(part for part in (rest, more) if part.strip())
+        lines = [line.strip() for line in details.splitlines() if line.strip()]
+        advice = lines[-1] if lines else ""
+        return cls(Kind(kind), symptom, details, advice, case, label, line)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Failure":
+        return cls(**{**data, "kind": Kind(data["kind"])})
+
+    @staticmethod
+    def valid_json(data) -> bool:
+        """Whether `data` is a failure as to_json writes it."""
+        return (
+            isinstance(data, dict)
+            and set(data) == {"kind", "symptom", "details", "advice", "case", "label", "line"}
+            and data["kind"] in set(Kind)
+            and all(isinstance(data[k], str) for k in ("symptom", "details", "advice", "case"))
+            and isinstance(data["label"], str)
+            and (data["line"] is None or (isinstance(data["line"], int) and data["line"] > 0))
+        )
+
+
+def _first_sentence(line: str) -> tuple[str, str]:
+    """(the line's first sentence, the rest of the line). A sentence ends at a full stop
+    followed by a space and a capital, outside brackets; a last one loses its full stop or
+    colon."""
+    depth = 0
+    for i, char in enumerate(line):
+        depth += (char in "([") - (char in ")]")
+        if char == "." and depth == 0 and re.match(r" +[A-Z`]", line[i + 1 :]):
+            return line[:i], line[i + 1 :].strip()
+    return line.rstrip(".:"), ""
