@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     processes.guard_this_process()
     try:
         confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
-    except sandboxing.Refused as e:
+    except sandboxing.SandboxRefused as e:
         print(f"grader.py: --sandbox refused: {e}", file=sys.stderr)
         return 2
     for note in confinement.notes if confinement else []:

@@ -14,8 +14,8 @@ solutions/, tests/ and .git, no capabilities). The sandbox adds:
 - When grading ends, every process of that uid is killed: they are all this run's.
 
 Where a protection it promises cannot be had (not root, no namespaces, a uid that cannot run
-this Python), `confine()` raises Refused naming it: grader.py exits 2, unless the instructor
-accepts less with --sandbox-accept-less. Then `Confinement.notes` say what is missing, for the
+this Python), `confine()` raises SandboxRefused naming it: grader.py exits 2, unless the instructor
+accepts less with --sandbox-accept-less. Then `SandboxSetup.notes` say what is missing, for the
 instructor's console and the native JSON only: students' exports say no more than "in the
 sandbox".
 """
@@ -30,19 +30,18 @@ from dataclasses import dataclass, field
 from drills import catalog
 from drills import confine as namespaces
 
-HIDDEN = ("solutions", "tests", ".git")  # what a runner must not read
 # uids above those useradd, systemd's dynamic users and its container ranges hand out (up to
 # 0x6FFFFFFF), below 2^31, which some tools read as negative
 RUNNER_UIDS = range(0x70000000, 0x7FFF0000)
 MAX_PROCESSES = 4096  # per user, threads included: torch starts one per core
 
 
-class Refused(Exception):
+class SandboxRefused(Exception):
     """--sandbox cannot give a protection it promises; str() says which, and what to do."""
 
 
 @dataclass
-class Confinement:
+class SandboxSetup:
     user: tuple[int, int] | None = None  # (uid, gid) the processes that run learner code run as
     notes: list[str] = field(default_factory=list)  # what is missing, for the instructor
     _modes: dict[str, int] = field(default_factory=dict)
@@ -65,7 +64,7 @@ class Confinement:
         return f"sandbox: {who}, with limits"
 
     def hide_sources(self) -> None:
-        for name in HIDDEN:
+        for name in namespaces.HIDDEN:
             path = catalog.ROOT / name
             if not path.exists() or path.is_symlink():  # a course copy has no solutions/
                 continue
@@ -93,14 +92,14 @@ class Confinement:
             )
 
 
-def confine(accept_less: bool = False) -> Confinement:
-    """Set up every protection --sandbox promises, or raise Refused naming the first one this
+def confine(accept_less: bool = False) -> SandboxSetup:
+    """Set up every protection --sandbox promises, or raise SandboxRefused naming the first one this
     machine cannot give; with accept_less, go on without it and note it."""
-    confinement = Confinement()
+    confinement = SandboxSetup()
 
     def missing(what: str) -> None:
         if not accept_less:
-            raise Refused(f"{what}. Pass --sandbox-accept-less to grade without it.")
+            raise SandboxRefused(f"{what}. Pass --sandbox-accept-less to grade without it.")
         confinement.notes.append(what)
 
     if namespaces.turned_off() or not namespaces.available(str(catalog.ROOT)):

@@ -375,9 +375,9 @@ def confined_processes(tmp_path: Path, sandbox: remote.Sandbox) -> dict:
 
     seen = {}
     (tmp_path / "t1_add.py").write_text("")
-    runner = remote.Runner(tmp_path / "t1_add.py", "t1_add.py", sandbox, time.time() + 60)
+    runner = remote.RunnerProcess(tmp_path / "t1_add.py", "t1_add.py", sandbox, time.time() + 60)
     runner_folder = runner.fresh_folder()
-    executor = remote.Executor("t1_add.py", {"module": ""}, sandbox, time.time() + 60)
+    executor = remote.ExecutorProcess("t1_add.py", {"module": ""}, sandbox, time.time() + 60)
     probes = tmp_path / "probes"  # where the executor finds the probe, read-only
     probes.mkdir(mode=0o755)
     for name, job, scratch in [
@@ -395,7 +395,7 @@ def confined_processes(tmp_path: Path, sandbox: remote.Sandbox) -> dict:
     cache.mkdir(mode=0o755)
     if sandbox.user:
         os.chown(cache, *sandbox.user)
-    confinement = remote.confinement(writable=[str(cache)])
+    confinement = forks.confinement(writable=[str(cache)])
     user = list(sandbox.user) if sandbox.user else None
     confined = (
         "from drills.judge import gpu_compile\n"
@@ -463,7 +463,7 @@ def test_buffers_the_executor_cannot_open_are_the_judges_failure():
     where that fails (on a GPU, CUDA IPC once did), the grade says the grader failed, not that
     the learner's code crashed."""
     module = {"module": "import triton\n", "shown_as": "t1_add.py", "left_out": []}
-    executor = remote.Executor("t1_add.py", module, remote.Sandbox(), time.time() + 120)
+    executor = remote.ExecutorProcess("t1_add.py", module, remote.Sandbox(), time.time() + 120)
     missing = {"id": 1, "ipc": None, "nbytes": 64, "dtype": "float32"}  # a memfd never sent
     try:
         with pytest.raises(remote.JudgesOwnFailure, match="could not open the case's buffers"):

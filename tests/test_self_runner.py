@@ -152,14 +152,14 @@ def test_a_runner_sees_the_judges_triton_cache_empty_and_read_only(tmp_path, mon
     mount namespace covers it, and the runner's own cache is elsewhere."""
     import socket
 
-    from drills.judge import forks, remote
+    from drills.judge import forks, gpu_compile, remote
 
     judge_cache = tmp_path / "judge-cache"
     judge_cache.mkdir()
     (judge_cache / "compiled").write_text("a kernel the judge compiled")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(judge_cache))
     # the probe's folder is its scratch, as a runner's is: the cache inside it stays covered
-    confinement = remote.confinement(hide=remote.judge_cache(), writable=[str(tmp_path)])
+    confinement = forks.confinement(hide=gpu_compile.judge_cache(), writable=[str(tmp_path)])
     if confinement is None:
         pytest.skip("no namespaces on this machine: the fallback does not hide the cache")
     probe = tmp_path / "probe.py"
@@ -192,14 +192,14 @@ def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
     import types
 
     from drills.failures import Failure, Kind
-    from drills.judge.remote import Child
+    from drills.judge.remote import ChildProcess
 
     crashed = types.SimpleNamespace(
         process=types.SimpleNamespace(wait=lambda timeout: -6),
         _output_tail=lambda: "corrupted double-linked list",
         stop=lambda: None,
     )
-    message = Child._death(crashed)
+    message = ChildProcess._death(crashed)
     assert message.startswith("the process aborted (SIGABRT).\nIt printed, last:\n"), message
     failure = Failure.from_message(Kind.CRASHED, message)
     assert failure.advice.startswith("On the CPU interpreter this is usually memory corrupted")
@@ -219,9 +219,9 @@ def test_a_child_that_dies_mid_request_is_a_crash_of_the_learners_code():
     import subprocess as sp
     import time as clock
 
-    from drills.judge.remote import Child, LearnerError
+    from drills.judge.remote import ChildProcess, LearnerError
 
-    class DiesMidRequest(Child):
+    class DiesMidRequest(ChildProcess):
         role = "runner"
 
         def popen(self, fd: int) -> sp.Popen:
@@ -243,9 +243,9 @@ def test_an_executor_that_dies_before_its_hello_is_the_judges_own_failure():
     import subprocess as sp
     import time as clock
 
-    from drills.judge.remote import Executor, JudgesOwnFailure, Sandbox
+    from drills.judge.remote import ExecutorProcess, JudgesOwnFailure, Sandbox
 
-    class DiesStarting(Executor):
+    class DiesStarting(ExecutorProcess):
         def popen(self, fd: int) -> sp.Popen:
             command = [sys.executable, "-c", "raise ImportError('a broken install')"]
             return sp.Popen(command, stdout=self.log, stderr=sp.STDOUT)

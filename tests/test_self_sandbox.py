@@ -20,7 +20,7 @@ def test_it_refuses_without_root_and_names_what_is_missing(monkeypatch):
 
     monkeypatch.setattr(confine, "available", lambda root: True)  # as a user, namespaces work
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    with pytest.raises(sandbox.Refused, match="not running as root.*--sandbox-accept-less"):
+    with pytest.raises(sandbox.SandboxRefused, match="not running as root.*--sandbox-accept-less"):
         sandbox.confine()
     accepted = sandbox.confine(accept_less=True)
     assert accepted.user is None and any("not running as root" in n for n in accepted.notes)
@@ -31,14 +31,14 @@ def test_it_refuses_without_namespaces(monkeypatch):
     from drills import confine
 
     monkeypatch.setattr(confine, "available", lambda root: False)
-    with pytest.raises(sandbox.Refused, match="no namespaces"):
+    with pytest.raises(sandbox.SandboxRefused, match="no namespaces"):
         sandbox.confine()
 
 
 def test_it_refuses_when_namespaces_are_turned_off(monkeypatch):
     # the runners would go without them (drills.judge.remote.confinement): no quiet downgrade
     monkeypatch.setenv("DRILLS_NO_NAMESPACES", "1")
-    with pytest.raises(sandbox.Refused, match=r"no namespaces \(DRILLS_NO_NAMESPACES=1\)"):
+    with pytest.raises(sandbox.SandboxRefused, match=r"no namespaces \(DRILLS_NO_NAMESPACES=1\)"):
         sandbox.confine()
 
 

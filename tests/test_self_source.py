@@ -1067,8 +1067,8 @@ def test_a_namespace_of_jit_helpers_made_in_the_file(tmp_path, before, after, ca
         assert findings == [] and "def add_kernel" in kernel_text
         # compiled as the judge compiles (drills.judge.gpu_compile), with the interpreter off
         script = (
-            "import sys; from drills.judge.gpu_compile import KernelModule, stop_at_llvm_ir; "
-            "stop_at_llvm_ir(); module = KernelModule(sys.stdin.read(), 't1', []); "
+            "import sys; from drills.judge.gpu_compile import LoadedKernels, stop_at_llvm_ir; "
+            "stop_at_llvm_ir(); module = LoadedKernels(sys.stdin.read(), 't1', []); "
             "args = {'x_ptr': {'tensor': 'int64'}, 'n': 100, 'BLOCK': 16}; "
             "print(module.compile({'kernel': 'add_kernel', 'args': args}))"
         )

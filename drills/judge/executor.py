@@ -39,7 +39,7 @@ import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
 from drills.judge import libdevice
-from drills.judge.gpu_compile import PROBE_SOURCE, KernelModule, constexpr_value
+from drills.judge.gpu_compile import PROBE_SOURCE, LoadedKernels, constexpr_value
 from drills.judge.past_end import PastTheEnd
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -379,7 +379,7 @@ def truth_of_a_scalar(tensor) -> bool:
     data = tensor.handle.data
     if data.size == 1:
         return bool(data)
-    asked_by_kernel = sys._getframe(1).f_code.co_filename.startswith(KernelModule.FILENAME_PREFIX)
+    asked_by_kernel = sys._getframe(1).f_code.co_filename.startswith(LoadedKernels.FILENAME_PREFIX)
     if not (asked_by_kernel or combining):
         return True
     raise TypeError(
@@ -557,8 +557,8 @@ class Storages:
 
 class Executor:
     def __init__(self):
-        self.module: KernelModule | None = None
-        self.probing: KernelModule | None = None
+        self.module: LoadedKernels | None = None
+        self.probing: LoadedKernels | None = None
         self.device = "cuda" if ON_GPU else "cpu"
         # the launch a request is running, and its place among the request's launches: a GPU
         # fault is reported with the launch that made it
@@ -566,7 +566,7 @@ class Executor:
         self.launches = (0, 0)
 
     def op_load(self, message: dict, buffers: dict) -> dict:
-        self.module = KernelModule(message["module"], message["shown_as"], message["left_out"])
+        self.module = LoadedKernels(message["module"], message["shown_as"], message["left_out"])
         self.probing = None
         return {"kernels": sorted(self.module.kernels)}
 
@@ -726,7 +726,7 @@ class Executor:
         if self.probing is None:
             self.kernel("grouped_tile")
             text = self.module.text + PROBE_SOURCE
-            self.probing = KernelModule(text, self.module.shown_as, self.module.left_out)
+            self.probing = LoadedKernels(text, self.module.shown_as, self.module.left_out)
         storages = Storages(buffers, self.device)
         pid_m, pid_n = storages.view(message["pid_m"]), storages.view(message["pid_n"])
         self.probing.kernels["probe_grouped_tile"][(pid_m.numel(),)](

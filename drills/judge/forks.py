@@ -314,6 +314,17 @@ def namespaces() -> bool:
     return _running().namespaces
 
 
+def confinement(hide: str | None = None, writable: list[str] | None = None) -> dict | None:
+    """How a runner or the executor is confined (drills.confine), with `hide` looking empty to
+    it and only `writable` (and its own temporary folders) writable; None where this machine
+    does not allow it (user namespaces turned off): then it runs as a plain process, and the
+    integrity guard is what stands between it and the repository and Python's environment.
+    DRILLS_NO_NAMESPACES=1 asks for that fallback (drills.confine.turned_off)."""
+    if confine.turned_off() or not namespaces():
+        return None
+    return {"root": str(catalog.ROOT), "hide": hide, "writable": writable or []}
+
+
 def server_pids() -> tuple[int, ...]:
     """What a judge's clean-up of orphans must spare."""
     return tuple(server.pid for server in _server)

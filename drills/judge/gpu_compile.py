@@ -28,6 +28,7 @@ are kept apart from a GPU's (a cache folder of their own, and a cache key of the
 triton 3.7 and later), so that no launch ever loads the binary this leaves empty.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -40,6 +41,7 @@ import weakref
 
 from drills import catalog
 from drills.errors import explain
+from drills.judge import forks
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
 COMPILE_LIMIT = 120  # seconds for one case's kernels
@@ -97,7 +99,7 @@ def constexpr_value(value, kernels: dict):
     return value
 
 
-class KernelModule:
+class LoadedKernels:
     """The learner's @triton.jit functions (the vetted text of kernel_module), made into a
     module: compiled here, run by drills.judge.executor."""
 
@@ -184,16 +186,14 @@ class Compiler:
     --sandbox runs as the run's user."""
 
     def __init__(self, code):
-        from drills.judge import remote
-
         user = code.runner.sandbox.user
         if user:  # a cache the run's user can reach: the judge's own is its owner's alone
             cache = tempfile.mkdtemp(prefix="drills-compile-")
             os.chown(cache, *user)
             weakref.finalize(self, shutil.rmtree, cache, True)
         else:
-            cache = remote.kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0])
-        confinement = remote.confinement(writable=[cache])
+            cache = kernels_cache("sm90-llvm-ir", code.source.kernel_module()[0])
+        confinement = forks.confinement(writable=[cache])
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the process
         how = json.dumps([confinement, user])
         self.process = subprocess.Popen(
@@ -276,8 +276,6 @@ def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M:
 def environment(cache: str) -> dict[str, str]:
     """A compile process's environment: what a runner's holds (nothing of the judge's, the seed
     least of all), without the interpreter, and `cache` for triton's."""
-    from drills.judge import forks
-
     env = {k: v for k, v in forks.kept(os.environ).items() if k != "TRITON_INTERPRET"}
     return env | {"TRITON_CACHE_DIR": cache}
 
@@ -312,6 +310,19 @@ def judge_cache() -> str:
     cache = os.environ.get("TRITON_CACHE_DIR") or default
     os.makedirs(cache, mode=0o700, exist_ok=True)
     return cache
+
+
+def kernels_cache(purpose: str, module_text: str) -> str:
+    """A triton cache folder for one text of kernels, made now, in the judge's cache: the only
+    folder a confined process that compiles them may write, so what it leaves there can reach
+    no other file's kernels, nor another purpose's."""
+    digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
+    folder = os.path.join(judge_cache(), f"drills-{purpose}", digest)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if os.stat(folder).st_uid != os.geteuid():  # not this user's to write, inside a namespace
+        shutil.rmtree(folder)
+        os.makedirs(folder, mode=0o700)
+    return folder
 
 
 def stop_at_llvm_ir() -> None:
@@ -363,7 +374,7 @@ def confine_this_process(confinement: dict | None, user: list[int] | None) -> No
     import triton.compiler  # noqa: F401
 
     stop_at_llvm_ir()
-    first = KernelModule(FIRST_COMPILE, "the judge's first kernel", [])
+    first = LoadedKernels(FIRST_COMPILE, "the judge's first kernel", [])
     first.compile({"kernel": "first", "args": {"x_ptr": {"tensor": "int32"}}})
     confine.become(user, confined=confined is not None)
     confine.forbid_new_processes()
@@ -381,14 +392,14 @@ def first(x_ptr):
 def main() -> int:
     confine_this_process(*json.loads(sys.argv[1]))
     print(json.dumps("ready"), flush=True)
-    modules: dict[str, KernelModule | str] = {}  # by text: the module, or why it cannot be read
+    modules: dict[str, LoadedKernels | str] = {}  # by text: the module, or why it cannot be read
     verdicts: dict[str, str | None] = {}  # by what the compiler is given: its message, or None
     for line in sys.stdin:
         request = json.loads(line)
         text = request["module"]
         if text not in modules:
             try:
-                modules[text] = KernelModule(text, request["shown_as"], request["left_out"])
+                modules[text] = LoadedKernels(text, request["shown_as"], request["left_out"])
             except Exception as e:  # noqa: BLE001 - e.g. a constant the kernels need was left out
                 modules[text] = f"the kernels could not be read: {type(e).__name__}: {e}"
         module = modules[text]

@@ -11,7 +11,6 @@ the judge's real buffers, shared with it alone. The judge grades those buffers.
 """
 
 import base64
-import hashlib
 import json
 import mmap
 import os
@@ -28,11 +27,11 @@ from types import SimpleNamespace
 
 import torch
 
-from drills import catalog, confine, processes, runtime
+from drills import catalog, processes, runtime
 from drills.errors import explain
 from drills.failures import Kind
 from drills.judge import forks, gpu_compile
-from drills.judge.gpu_compile import judge_cache
+from drills.judge.gpu_compile import judge_cache, kernels_cache
 from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
 from drills.judge.syntax import SourceError
@@ -229,7 +228,7 @@ class Sandbox:
     processes: int | None = None
 
 
-class Child:
+class ChildProcess:
     """A process the judge talks to, one JSON message each way per request: started on first
     use, and again after a crash or a timeout, until the drill's deadline."""
 
@@ -426,7 +425,7 @@ def _launch_that_faulted(launch) -> str:
     )
 
 
-class Runner(Child):
+class RunnerProcess(ChildProcess):
     """The learner's host code, confined: it proposes launches, and holds nothing of the
     judge's."""
 
@@ -477,7 +476,7 @@ class Runner(Child):
             "args": ["{channel}", str(learner)],
             "cwd": str(folder),
             "env": runner_environment(folder, self.sandbox),
-            "confinement": confinement(hide=judge_cache(), writable=[str(folder)]),
+            "confinement": forks.confinement(hide=judge_cache(), writable=[str(folder)]),
             "user": self.sandbox.user,
             "limits": limits,
             "no_processes": True,
@@ -506,7 +505,7 @@ class Runner(Child):
         return explained(failed, text)
 
 
-class Executor(Child):
+class ExecutorProcess(ChildProcess):
     """The judge's process that runs the learner's kernels (from the judge's reading of the
     file) on the judge's buffers. The kernels are the learner's code too (on the interpreter a
     kernel body runs as Python), so it is confined as a runner is: namespaces and a read-only
@@ -546,7 +545,7 @@ class Executor(Child):
             "args": ["{channel}"],
             "cwd": str(catalog.ROOT),
             "env": env,
-            "confinement": confinement(writable=writable),
+            "confinement": forks.confinement(writable=writable),
             "repository": True,
             "user": user,
             "limits": limits,
@@ -603,30 +602,6 @@ def _fork(job: dict, fd: int, log) -> forks.Forked:
         raise LearnerError("crashed", f"not run: {e}") from None
 
 
-def confinement(hide: str | None = None, writable: list[str] | None = None) -> dict | None:
-    """How a runner or the executor is confined (drills.confine), with `hide` looking empty to
-    it and only `writable` (and its own temporary folders) writable; None where this machine
-    does not allow it (user namespaces turned off): then it runs as a plain process, and the
-    integrity guard is what stands between it and the repository and Python's environment.
-    DRILLS_NO_NAMESPACES=1 asks for that fallback (drills.confine.turned_off)."""
-    if confine.turned_off() or not forks.namespaces():
-        return None
-    return {"root": str(catalog.ROOT), "hide": hide, "writable": writable or []}
-
-
-def kernels_cache(purpose: str, module_text: str) -> str:
-    """A triton cache folder for one text of kernels, made now, in the judge's cache: the only
-    folder a confined process that compiles them may write, so what it leaves there can reach
-    no other file's kernels, nor another purpose's."""
-    digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
-    folder = os.path.join(judge_cache(), f"drills-{purpose}", digest)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    if os.stat(folder).st_uid != os.geteuid():  # not this user's to write, inside a namespace
-        shutil.rmtree(folder)
-        os.makedirs(folder, mode=0o700)
-    return folder
-
-
 def _specs(message: _Message, value):
     if isinstance(value, dict):
         return {k: _specs(message, v) for k, v in value.items()}
@@ -670,9 +645,9 @@ class LearnerCode:
             self.source_error = None
         except SourceError as e:
             self.source, self.source_error = None, LearnerError("import_error", str(e), line=e.line)
-        self.runner = Runner(path, shown_as, sandbox or Sandbox(), deadline)
+        self.runner = RunnerProcess(path, shown_as, sandbox or Sandbox(), deadline)
         self.deadline = deadline
-        self._executor: Executor | None = None
+        self._executor: ExecutorProcess | None = None
         self.known_past_end: str | None = None  # an input a kernel has been seen to read past
 
     def begin(self) -> None:
@@ -724,7 +699,7 @@ class LearnerCode:
             raise LearnerError("not_started", f"{self.shown_as} still raises NotStarted.")
 
     @property
-    def executor(self) -> Executor:
+    def executor(self) -> ExecutorProcess:
         if self._executor is None:
             text, left_out = self.source.kernel_module()
             module = {
@@ -732,7 +707,9 @@ class LearnerCode:
                 "shown_as": self.shown_as,
                 "left_out": list(map(str, left_out)),
             }
-            self._executor = Executor(self.shown_as, module, self.runner.sandbox, self.deadline)
+            self._executor = ExecutorProcess(
+                self.shown_as, module, self.runner.sandbox, self.deadline
+            )
         return self._executor
 
     def ask_runner(self, op: str, entry: str, **fields) -> dict:
