@@ -289,6 +289,8 @@ def prepare_triton() -> None:
     except RuntimeError:
         driver.set_active(NominalDriver())
     driver.active.get_benchmarker = lambda: untimed
+    if ON_GPU:  # its CUDA context, made while the judge makes its own (drills/judge/executor.py)
+        torch.empty(1, device="cuda")
 
 
 # ---------------------------------------------------------------------------------------------
