@@ -108,3 +108,19 @@ def test_a_right_call_has_no_verdict():
 
 def test_every_kind_has_chinese_words():
     assert set(chinese.WORDS) == set(Kind)
+
+
+def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_failure(
+    monkeypatch, tmp_path
+):
+    """Drills graded at once share the GPU: memory free when a big case checked can be gone
+    when it allocates. That case is skipped, as it is when the memory was never free; it is no
+    verdict on the learner's file, and no failure of the grader's."""
+    from drills import catalog
+    from drills.judge.testing import big_gpu_memory
+
+    monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
+    taken = pytest.raises(pytest.skip.Exception, match="which the drills graded beside this one")
+    with taken, big_gpu_memory(48e9):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
