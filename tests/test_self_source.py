@@ -19,7 +19,7 @@ from triton.backends.compiler import GPUTarget
 from triton.runtime.jit import JITFunction
 
 from drills import catalog
-from drills.judge import source, syntax
+from drills.judge import reading, source, syntax
 
 ROOT = Path(__file__).resolve().parent.parent
 # the drills' references, as the grader reads them (not t4_matmul_persistent.py: it is the
@@ -245,7 +245,7 @@ def test_a_file_nested_too_deeply_to_check_is_a_source_error(tmp_path):
 
 
 def test_a_finding_names_its_line():
-    assert str(source.Finding(12, "imports ctypes")) == "line 12: imports ctypes"
+    assert str(reading.Finding(12, "imports ctypes")) == "line 12: imports ctypes"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from drills.judge.names import (
     is_module,
     name_chain,
 )
-from drills.judge.source import Finding, LearnerSource
+from drills.judge.reading import Finding, SourceText
 
 # libraries whose use in host code computes values a learner may mean the kernel to compute
 NUMERIC_MODULES = frozenset({"torch", "numpy", "scipy", "cupy", "jax", "numba", "pandas"})
@@ -91,7 +91,7 @@ def terminal_name(node: ast.AST) -> str | None:
 class HostCheck(ast.NodeVisitor):
     """Visits host code (the caller skips main blocks; this skips kernel bodies)."""
 
-    def __init__(self, source: LearnerSource):
+    def __init__(self, source: SourceText):
         self.source = source
         self.findings: list[Finding] = []
         self.scopes: list[set[str]] = []  # the local names of the enclosing functions

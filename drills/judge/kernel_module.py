@@ -22,7 +22,8 @@ from drills.judge.names import (
     name_chain,
     words,
 )
-from drills.judge.source import Finding, LearnerSource, is_main_block
+from drills.judge.reading import Finding, SourceText, is_main_block
+from drills.judge.source_configs import decided
 
 # ---------------------------------------------------------------------------------------------
 # What the kernel module (run and compiled by the judge) may contain
@@ -49,7 +50,7 @@ class KernelModule:
     """Builds the text of the kernel module, statement by statement, each on its
     original lines where it can be, so that the compiler's messages point at the learner's."""
 
-    def __init__(self, source: LearnerSource, environ: Mapping[str, str]):
+    def __init__(self, source: SourceText, environ: Mapping[str, str]):
         self.source = source
         self.lines = source.text.split("\n")  # as Python numbers them
         self.environ = environ  # where the module will run: a module-level `if` may ask
@@ -281,8 +282,6 @@ class KernelModule:
         """The branch of a module-level `if` the module takes where it runs (if HAS_FAST_EXP:
         exp = ... else: exp = tl.exp), decided by the judge's reader of host code
         (drills.judge.source_configs: os.environ, constants, comparisons), or None."""
-        from drills.judge.source_configs import decided
-
         try:
             taken = decided(stmt.test, before, self.environ)
         except RecursionError:  # nested past what the reader follows: undecided, as any other

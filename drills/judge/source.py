@@ -14,22 +14,15 @@ from the text alone:
 import ast
 import os
 import re
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from drills.judge.names import AUTOTUNE_DECORATORS, JIT_DECORATORS, import_bindings, name_chain
+from drills.judge.host_reading import HostCheck
+from drills.judge.kernel_module import KernelModule
+from drills.judge.names import AUTOTUNE_DECORATORS, name_chain
+from drills.judge.reading import Finding, SourceText, is_main_block
+from drills.judge.source_configs import autotune_argument, autotune_configs
 from drills.judge.syntax import parse
-
-
-@dataclass(frozen=True)
-class Finding:
-    line: int
-    what: str
-    computes: bool = False  # host code computing values (torch arithmetic, numpy, ...)
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.what}"
 
 
 def read(path: Path, shown_as: str) -> "LearnerSource":
@@ -38,51 +31,15 @@ def read(path: Path, shown_as: str) -> "LearnerSource":
     return LearnerSource(shown_as, text, tree)
 
 
-def is_main_block(stmt: ast.stmt) -> bool:
-    """`if __name__ == "__main__":`, which runs only when the file is run as a script."""
-    test = stmt.test if isinstance(stmt, ast.If) else None
-    if not isinstance(test, ast.Compare):
-        return False
-    sides = [test.left, *test.comparators]
-    names = [s.id for s in sides if isinstance(s, ast.Name)]
-    values = [s.value for s in sides if isinstance(s, ast.Constant)]
-    return [type(op) for op in test.ops] == [ast.Eq] and (names, values) == (
-        ["__name__"],
-        ["__main__"],
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # The learner's source
 # ---------------------------------------------------------------------------------------------
 
 
-class LearnerSource:
+class LearnerSource(SourceText):
     def __init__(self, shown_as: str, text: str, tree: ast.Module):
-        self.shown_as, self.text, self.tree = shown_as, text, tree
+        super().__init__(shown_as, text, tree)
         self._kernel_module: tuple[str, list[Finding]] | None = None
-
-    @cached_property
-    def aliases(self) -> dict[str, set[str]]:
-        """Each name an import binds anywhere in the file, with the dotted paths it may name."""
-        aliases: dict[str, set[str]] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for name, path in import_bindings(node):
-                    aliases.setdefault(name, set()).add(path)
-        return aliases
-
-    def resolve(self, node: ast.AST) -> list[list[str]]:
-        """The dotted paths a chain rooted at an import may name (tl.exp: triton.language.exp)."""
-        parts = name_chain(node)
-        if not parts or parts[0] not in self.aliases:
-            return []
-        return [path.split(".") + parts[1:] for path in sorted(self.aliases[parts[0]])]
-
-    def is_jit(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.FunctionDef) and any(
-            self.jit_decorator(d) for d in node.decorator_list
-        )
 
     def autotuned(self, name: str) -> bool:
         """Whether the last top-level @triton.jit function `name` is under @triton.autotune."""
@@ -98,8 +55,6 @@ class LearnerSource:
         source (drills.judge.source_configs), here or, with on_a_gpu, as a GPU machine's
         environment (no TRITON_INTERPRET) makes it; None when it cannot be read without
         running code."""
-        from drills.judge.source_configs import autotune_configs
-
         if not self.autotuned(name):
             return None
         environ = {k: v for k, v in os.environ.items() if not on_a_gpu or k != "TRITON_INTERPRET"}
@@ -108,18 +63,12 @@ class LearnerSource:
     def autotune_key_strays(self, name: str) -> list[str]:
         """The names in `name`'s autotune key that are not arguments of the kernel: triton 3.9
         refuses them; older versions drop them, and the kernel never tunes again."""
-        from drills.judge.source_configs import autotune_argument
-
         kernel = self.top_level_def(name)
         key = autotune_argument(self.tree, name, "key") if self.autotuned(name) else None
         if kernel is None or not isinstance(key, (list, tuple)):
             return []
         arguments = {a.arg for a in kernel.args.posonlyargs + kernel.args.args}
         return [k for k in key if isinstance(k, str) and k not in arguments]
-
-    def jit_decorator(self, decorator: ast.expr) -> bool:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        return any(".".join(path) in JIT_DECORATORS for path in self.resolve(target))
 
     def host_statements(self) -> list[ast.stmt]:
         return [s for s in self.tree.body if not is_main_block(s)]
@@ -156,8 +105,6 @@ class LearnerSource:
     # -- the API ------------------------------------------------------------------------------
 
     def escapes(self) -> list[Finding]:
-        from drills.judge.host_reading import HostCheck
-
         check = HostCheck(self)
         for stmt in self.host_statements():
             check.visit(stmt)
@@ -224,8 +171,6 @@ class LearnerSource:
         the environment: it is decided once, as on a GPU machine (no TRITON_INTERPRET), for the
         interpreter's run and the compile alike, so the kernels a run on the CPU counts are
         the ones a GPU would compile."""
-        from drills.judge.kernel_module import KernelModule
-
         if self._kernel_module is None:
             environ = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
             self._kernel_module = KernelModule(self, environ).build()
