@@ -8,10 +8,16 @@ import importlib
 import importlib.metadata
 import os
 import platform
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 _TRUTHY = ("1", "true", "yes", "on", "y")
+
+
+def major_minor(version: str) -> tuple[int, ...]:
+    """A version's major and minor numbers: "3.9.0+git1a2b" is (3, 9)."""
+    return tuple(int(re.match(r"\d+", part)[0]) for part in version.split(".")[:2])
 
 
 @dataclass(frozen=True)

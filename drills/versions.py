@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from drills import bootstrap, catalog, negatives
+from drills.runtime import major_minor
 
 # 3.4 and 3.5 are not: their interpreter launches a kernel without its run() (kernel[grid]
 # makes the executor itself), so a runner cannot write the launch down instead of running it
@@ -51,11 +52,6 @@ def add(x, y, out=None):
 """
 
 
-def parse(version: str) -> tuple[int, ...]:
-    """A version's major and minor numbers: "3.9.0+git1a2b" is (3, 9)."""
-    return tuple(int(re.match(r"\d+", part)[0]) for part in version.split(".")[:2])
-
-
 def tested_ranges() -> dict[str, str]:
     """pyproject.toml's ranges for torch and triton ("torch": ">=2.11,<2.15"): what the
     drills are tested on, stated there alone."""
@@ -68,7 +64,7 @@ def in_range(version: str, spec: str) -> bool:
     if not re.match(r"\d+\.\d+", version):  # "not installed"
         return False
     low, high = re.fullmatch(r">=([\d.]+),<([\d.]+)", spec).groups()
-    return parse(low) <= parse(version) < parse(high)
+    return major_minor(low) <= major_minor(version) < major_minor(high)
 
 
 def unsupported(found: dict[str, str]) -> str:
@@ -100,7 +96,9 @@ def environment(version: str) -> str:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / ".ready").exists():
             site = bootstrap.layered_venv(folder)
-            packages = [f"triton=={version}"] + (["numpy<2.4"] if parse(version) < (3, 7) else [])
+            packages = [f"triton=={version}"] + (
+                ["numpy<2.4"] if major_minor(version) < (3, 7) else []
+            )
             subprocess.run(
                 [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade"]
                 + ["--target", str(site), *packages],
@@ -124,8 +122,12 @@ def style_versions(path: Path) -> dict[str, str]:
 def meant_for(path: Path, version: str) -> bool:
     """Whether `version` runs this positive's style."""
     said = style_versions(path)
-    after_start = "TRITON_FROM" not in said or parse(version) >= parse(said["TRITON_FROM"])
-    before_end = "TRITON_BEFORE" not in said or parse(version) < parse(said["TRITON_BEFORE"])
+    after_start = "TRITON_FROM" not in said or major_minor(version) >= major_minor(
+        said["TRITON_FROM"]
+    )
+    before_end = "TRITON_BEFORE" not in said or major_minor(version) < major_minor(
+        said["TRITON_BEFORE"]
+    )
     return after_start and before_end
 
 

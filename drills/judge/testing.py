@@ -24,7 +24,7 @@ import pytest
 import torch
 import triton
 
-from drills import catalog, runtime, spec, versions
+from drills import catalog, runtime, spec
 from drills.errors import explain  # noqa: F401 - the suites' import of it
 from drills.failures import Kind
 from drills.judge import gpu_compile
@@ -1147,7 +1147,7 @@ def read_in_source(case: Case) -> str:
 
 
 # triton 3.9 compiles `lo <= x < hi` (and its interpreter runs it) as (lo <= x) & (x < hi)
-CHAINS_COMPILE = versions.parse(triton.__version__) >= (3, 9)
+CHAINS_COMPILE = runtime.major_minor(triton.__version__) >= (3, 9)
 
 
 def in_file_lines(case: Case, message: str) -> str:
