@@ -135,6 +135,21 @@ def compare(drill: catalog.Drill, assume_yes: bool) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# What `make watch` says between grades, per language.
+WATCH_WORDS = {
+    "en": {
+        "checking": "Checking {drill} ({path}) at {time}...",
+        "graded": "Graded in {seconds:.1f} s. Watching {path}: each save grades it, Ctrl-C stops.",
+        "stopped": "Stopped watching.",
+    },
+    "zh": {
+        "checking": "{time} 检查 {drill}（{path}）……",
+        "graded": "评分用时 {seconds:.1f} 秒。正在盯着 {path}：每次保存都重新评分，Ctrl-C 停止。",
+        "stopped": "已停止。",
+    },
+}
+
+
 def watch(drill: catalog.Drill, stay: bool = False, interval: float = 0.5) -> int:
     """Re-grade the drill whenever its file changes; once it passes, watch the next drill's
     file instead, as the grade's Next line says, unless asked to `stay` on this drill (a drill
@@ -149,6 +164,7 @@ def watch(drill: catalog.Drill, stay: bool = False, interval: float = 0.5) -> in
 
     path = drill.source("mine")
     seen = None
+    words = WATCH_WORDS[chinese.language()]
     forks.namespaces()  # starts the server now, on this thread
     try:
         while True:
@@ -156,31 +172,26 @@ def watch(drill: catalog.Drill, stay: bool = False, interval: float = 0.5) -> in
             if now != seen:
                 seen = now
                 started = time.monotonic()
-                passed = _grade_watched(drill, stay)
+                passed = _grade_watched(drill, stay, words)
                 if passed and not stay and drill is not catalog.DRILLS[-1]:
                     drill = catalog.DRILLS[catalog.DRILLS.index(drill) + 1]
                     path = drill.source("mine")
                     seen = state.fingerprint(path)  # graded at its first save, not at once
-                print(
-                    f"\nGraded in {time.monotonic() - started:.1f} s. Watching "
-                    f"{path.relative_to(catalog.ROOT)}: each save grades it, Ctrl-C stops.",
-                    flush=True,
-                )
+                seconds, shown = time.monotonic() - started, path.relative_to(catalog.ROOT)
+                print("\n" + words["graded"].format(seconds=seconds, path=shown), flush=True)
             time.sleep(interval)
     except KeyboardInterrupt:
-        print("\nStopped watching.")
+        print("\n" + words["stopped"])
         return 0
 
 
-def _grade_watched(drill: catalog.Drill, stay: bool) -> bool:
+def _grade_watched(drill: catalog.Drill, stay: bool, words: dict) -> bool:
     """Grade the drill in mine/ on a clear screen; whether it passed."""
     if sys.stdout.isatty():
         print("\033[2J\033[H", end="")
     path = drill.source("mine").relative_to(catalog.ROOT)
-    print(
-        f"Checking {drill.id} · {drill.title} ({path}) at {datetime.datetime.now():%H:%M:%S}...",
-        flush=True,
-    )
+    now = f"{datetime.datetime.now():%H:%M:%S}"
+    print(words["checking"].format(drill=f"{drill.id} · {drill.title}", path=path, time=now))
     from drills import cli
 
     try:
@@ -300,36 +311,68 @@ def doctor() -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# What `make progress` says, per language.
+PROGRESS_WORDS = {
+    "en": {
+        "never": "not graded yet",
+        "changed": "  (mine/{slug}.py changed since)",
+        "done": "Next: every drill passes. Compare yours with the references: make compare DRILL=t1",
+        "next": "Next: {drill}: {lesson}, then make grade DRILL={id}",
+        "status": {},
+        "ago": ("{n} {unit}{s} ago", "just now", ("day", "hour", "minute")),
+    },
+    "zh": {
+        "never": "还没评过分",
+        "changed": "  （之后改过 mine/{slug}.py）",
+        "done": "下一步：所有练习都通过了。和参考答案对照：make compare DRILL=t1",
+        "next": "下一步：{drill}：读 {lesson}，然后 make grade DRILL={id}",
+        "status": {
+            "passed": "通过",
+            "failed": "未通过",
+            "not_started": "还没开始",
+            "error": "无法导入",
+            "crashed": "崩溃",
+            "timeout": "超时",
+        },
+        "ago": ("{n} {unit}前", "刚刚", ("天", "小时", "分钟")),
+    },
+}
+
+
 def progress() -> int:
     """Every drill's last grade of mine/, from .drills/state.json, without grading again."""
+    language = chinese.language()
+    words = PROGRESS_WORDS[language]
     now = time.time()
     for drill in catalog.DRILLS:
         grade = state.last_grade(drill)
         if grade is None:
-            line = "not graded yet"
+            line = words["never"]
         else:
-            ago = _ago(now - grade["graded_at"])
-            line = f"{grade['status']:<12} {grade['score']:.0f}/{grade['max_score']:.0f}  {ago}"
+            ago = _ago(now - grade["graded_at"], words["ago"])
+            status = words["status"].get(grade["status"], grade["status"])
+            line = f"{status:<12} {grade['score']:.0f}/{grade['max_score']:.0f}  {ago}"
             if not grade["current"]:
-                line += f"  (mine/{drill.slug}.py changed since)"
+                line += words["changed"].format(slug=drill.slug)
         print(f"{drill.id}  {drill.title:<17} {line}")
     drill = state.first_unfinished()
-    lesson = drill.in_language(drill.lesson, chinese.language()).relative_to(catalog.ROOT)
+    lesson = drill.in_language(drill.lesson, language).relative_to(catalog.ROOT)
     if state.last_status(drill) == "passed":
-        print(
-            "\nNext: every drill passes. Compare yours with the references: make compare DRILL=t1"
-        )
+        print("\n" + words["done"])
     else:
-        print(f"\nNext: {drill.id} · {drill.title}: {lesson}, then make grade DRILL={drill.id}")
+        named = f"{drill.id} · {drill.title}"
+        print("\n" + words["next"].format(drill=named, lesson=lesson, id=drill.id))
     return 0
 
 
-def _ago(seconds: float) -> str:
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+def _ago(seconds: float, words: tuple) -> str:
+    """How long ago, in `words` (a PROGRESS_WORDS "ago": the phrase, now, the units)."""
+    phrase, just_now, units = words
+    for unit, size in zip(units, (86400, 3600, 60), strict=True):
         if seconds >= size:
             n = int(seconds // size)
-            return f"{n} {unit}{'s' if n > 1 else ''} ago"
-    return "just now"
+            return phrase.format(n=n, unit=unit, s="s" if n > 1 else "")  # zh has no plural
+    return just_now
 
 
 def main(argv: list[str] | None = None) -> int:

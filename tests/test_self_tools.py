@@ -164,7 +164,7 @@ def watched(monkeypatch, stay: bool) -> list[tuple[str, bool]]:
 
     graded = []
 
-    def grade(drill, stays):
+    def grade(drill, stays, words):
         graded.append((drill.id, stays))
         if len(graded) == 2:
             raise KeyboardInterrupt
@@ -462,3 +462,15 @@ def test_the_language_asked_for_outranks_the_kept_one_which_outranks_the_locale(
     state.STATE.write_text('{"language": "fr"}')  # not one the tools wrote: dropped
     monkeypatch.delenv("DRILLS_LANG")
     assert chinese.language() == "zh" and "unreadable" in capsys.readouterr().err
+
+
+def test_progress_and_watch_speak_the_kept_language(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(state, "STATE", tmp_path / "state.json")
+    monkeypatch.setenv("DRILLS_LANG", "zh")
+    assert tools.progress() == 0
+    shown = capsys.readouterr().out
+    assert "还没评过分" in shown and "下一步：t1" in shown and "content/zh/t1_add.md" in shown
+    assert tools._ago(7200, tools.PROGRESS_WORDS["zh"]["ago"]) == "2 小时前"
+    assert tools._ago(7200, tools.PROGRESS_WORDS["en"]["ago"]) == "2 hours ago"
+    assert tools._ago(60, tools.PROGRESS_WORDS["en"]["ago"]) == "1 minute ago"
+    assert set(tools.WATCH_WORDS["zh"]) == set(tools.WATCH_WORDS["en"])
