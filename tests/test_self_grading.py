@@ -698,17 +698,17 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
     expected = torch.linspace(-5.0, 5.0, 101, dtype=torch.float64)
     hints = Hints(values="address advice", near="accumulate in fp32")
     rounded = expected + 0.02  # 0.4% of the largest value, 5
-    advice = testing._values_advice(rounded, expected, hints)
+    advice = testing.values_advice(rounded, expected, hints)
     assert advice.startswith("Every error is under 0.4% of the largest value") and advice.endswith(
         "accumulate in fp32"
     )
-    assert testing._values_advice(expected.flip(0), expected, hints) == "address advice"
-    assert testing._values_advice(rounded, expected, Hints(values="address advice")) == (
+    assert testing.values_advice(expected.flip(0), expected, hints) == "address advice"
+    assert testing.values_advice(rounded, expected, Hints(values="address advice")) == (
         "address advice"
     )
     with_nan = rounded.clone()
     with_nan[7] = float("nan")
-    assert testing._values_advice(with_nan, expected, hints) == "address advice"
+    assert testing.values_advice(with_nan, expected, hints) == "address advice"
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from drills import integrity
 FILES = {
     "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-p drills.judge.plugin'\n",
     "grader.py": "print('grader')\n",
-    "drills/judge/testing.py": "JUDGE = 1\n",
+    "drills/judge/testing/case.py": "JUDGE = 1\n",
     "tests/test_t1_add.py": "def test_add(): pass\n",
     "tests/negatives/t1_add/wrong.py": "WRONG = 1\n",
 }

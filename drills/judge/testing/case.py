@@ -1,0 +1,895 @@
+"""One call of a learner's host function, and every check around it: the runner calls it on
+stand-ins and records what it asks for; the judge's executor runs that record (the learner's
+kernels, from the judge's reading of the file) on the judge's buffers, and the judge grades
+the buffers it owns. What the record says of the host code (torch computing, copies) explains
+a result; it never makes one."""
+
+import dataclasses
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+import triton
+
+from drills import runtime
+from drills.failures import Kind
+from drills.judge import gpu_compile
+from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
+from drills.judge.testing.compare import (
+    Tolerance,
+    compare,
+    format_index,
+    index_of,
+    near_miss,
+    percent,
+    wrong_elements,
+)
+from drills.judge.testing.guarded import Guarded, bits_of, canary_bits
+from drills.judge.testing.record import Launch, Returned, Watched, record_of, ref_of, returned_of
+from drills.judge.testing.suite import device, fail
+from drills.judge.testing.tiles import TileMap, tile_map
+
+# ---------------------------------------------------------------------------------------------
+# One call of a learner's host function, with every check around it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hints:
+    """What each finding most likely means in this drill, in the learner's words."""
+
+    outside: str = ""
+    outside_read: str = ""
+    unwritten: str = ""
+    nan: str = ""
+    values: str = ""
+    # wrong values that are all close to the right ones: what rounding that large means here
+    near: str = ""
+    no_launch: str = (
+        "Every check needs the result to come from your Triton kernel, launched "
+        "with kernel[grid](...)."
+    )
+
+
+_notes: list[str] = []  # what the running case wants the learner to know, though it passed
+
+
+def values_advice(got: torch.Tensor, expected: torch.Tensor, hints: "Hints") -> str:
+    """The advice for wrong values: the drill's near-miss advice when they are close."""
+    share = near_miss(got, expected)
+    if share is not None and hints.near:
+        return (
+            f"Every error is under {percent(share)} of the largest value: rounding, not a "
+            f"wrong element. {hints.near}"
+        )
+    return hints.values
+
+
+def note(text: str) -> None:
+    """Tell the learner something about a case that passes (a config this GPU skipped)."""
+    _notes.append(text)
+
+
+def take_notes() -> list[str]:
+    taken = _notes[:]
+    _notes.clear()
+    return taken
+
+
+_tile_maps: list[TileMap] = []
+
+
+def take_tile_map() -> dict | None:
+    """The map of the output's tiles a failing case's message drew, as JSON, or None."""
+    taken = _tile_maps[-1].to_json() if _tile_maps else None
+    _tile_maps.clear()
+    return taken
+
+
+@dataclass
+class Case:
+    """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
+
+    name: str
+    fn: RemoteFunction
+    inputs: dict[str, Guarded]
+    out: Guarded
+    expected: torch.Tensor
+    tol: Tolerance
+    hints: Hints
+    owner: Callable[[Launch | None, tuple[int, ...]], str] = lambda launch, idx: ""
+    kwargs: dict = field(default_factory=dict)
+    # the only autotune config to try, of the kernel named "kernel": {"kernel", "index": i}, the
+    # i-th of the learner's list, or on the CPU, the i-th of the list a GPU machine makes,
+    # {"kernel", "configs": [{"kwargs", "num_warps", "num_stages"}, ...], "index": i}
+    config: dict | None = None
+    # the constexprs and options that config sets, when the judge read them in the source: the
+    # record's launch must use them
+    launched_with: dict = field(default_factory=dict)
+    # the check is about strides: a torch copy (of an operand, or into `out`) sidesteps them
+    through_strides: bool = False
+    # the call also runs what autotune's timing of each config runs on a GPU, on the call's own
+    # tensors, as on the first call of a shape
+    benchmarked: bool = False
+    # what wrong values say about the mistake, given the last launch; "" when nothing particular
+    diagnose: Callable[[Launch | None, torch.Tensor], str] = lambda launch, out: ""
+    # what the output's unwritten elements (a mask) say about the mistake, given the last
+    # launch; "" when nothing particular
+    why_unwritten: Callable[[Launch | None, torch.Tensor], str] = lambda launch, unwritten: ""
+    # the tile of the output each program owns, given the last launch, for a map of them
+    tile: Callable[[Launch | None], tuple[int, int] | None] = lambda launch: None
+    # what a tensor's elements touched outside it (its name, offsets from its first element)
+    # say about the mistake, given the last launch; "" when nothing particular
+    why_outside: Callable[[Launch | None, str, list[int]], str] = lambda launch, name, offs: ""
+    # on a GPU, each input ends where mapped memory ends, so that a load past its last element
+    # faults (the interpreter sees every read outside an input without this)
+    past_end: bool = False
+    # for a case whose offsets pass 2^31 elements: what a GPU fault most likely means (such
+    # offsets computed in int32)
+    fault_advice: str = ""
+    # once the values are right: what the program that stored each element of the output (its
+    # linear id) says is wrong with the kernel's own order of work, given the last launch; ""
+    # when nothing is. The interpreter notes each store's program; a GPU's are found by cutting
+    # the grid (writers_by_prefix)
+    stores: Callable[[Launch | None, torch.Tensor], str] | None = None
+
+
+def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
+    """A new line and the map of the output's tiles, where the case knows the launch's tile
+    and the output is 2-D with more than one tile; else "". The plugin reports the same map
+    with the case's result (take_tile_map)."""
+    block = case.tile(watched.launches[-1] if watched.launches else None)
+    out = case.out.tensor
+    if block is None or out.dim() != 2 or (out.shape[0] <= block[0] and out.shape[1] <= block[1]):
+        return ""
+    wrong = wrong_elements(out, case.expected, case.tol)
+    drawn_map = tile_map(unwritten, wrong, block, watched.writers)
+    _tile_maps.append(drawn_map)
+    return "\n" + drawn_map.text()
+
+
+def misplaced_stores(out: Guarded, name: str = "out") -> str:
+    """When the stores into a 2-D output landed exactly where another layout of it would put
+    them (a column stride taken as 1, a row stride taken as the width or rounded down to a
+    multiple of 8 or 16, the strides swapped), which one; else "". One mistake, one message:
+    the stray stores, the unwritten elements and the wrong values it leaves all follow."""
+    t = out.tensor
+    if t.dim() != 2:
+        return ""
+    cols = t.shape[1]
+    row_stride, col_stride = t.stride()
+    written, truth = out.written(), out.layout(row_stride, col_stride)
+    if torch.equal(written, truth) or not bool(written.any()):
+        return ""
+    guesses = [
+        ((row_stride, 1), "its column stride were 1"),
+        ((cols, 1), f"it were contiguous (row stride {cols}, column stride 1)"),
+        ((col_stride, row_stride), "its two strides were swapped"),
+    ] + [
+        ((row_stride // a * a, col_stride), f"its row stride were a multiple of {a}")
+        for a in (8, 16)
+        if row_stride % a
+    ]
+    for strides, what in guesses:
+        guess = out.layout(*strides)
+        if not torch.equal(guess, truth) and torch.equal(written, guess):
+            view = "a transposed view" if row_stride == 1 and cols > 1 else "a view"
+            promise = (
+                f" {row_stride} is not: check a stride on the host before you tell the kernel "
+                "it is a multiple of anything."
+                if "multiple" in what
+                else ""
+            )
+            return (
+                f"the stores landed where `{name}`'s elements would be if {what}, at i * "
+                f"{strides[0]} + j * {strides[1]}: `{name}` here is {view} with strides "
+                f"({row_stride}, {col_stride}), so element (i, j) is at i * {row_stride} + j * "
+                f"{col_stride}.{promise} Store through both of its strides, as the host "
+                "passes them."
+            )
+    return ""
+
+
+# the advice for reads that all fall before a tensor's first element: no mask of `offs < n`
+# would stop them
+BEFORE_THE_START = (
+    "A read before the first element comes from the pointer arithmetic, not from a missing "
+    "mask: something is subtracted from the offsets, or a block starts too low. Print the "
+    "offsets of program 0 (content/debugging.md, step 2)."
+)
+
+
+def _elements(n: int) -> str:
+    return f"{n} element" if n == 1 else f"{n} elements"
+
+
+def _distances(nearest: int, farthest: int) -> str:
+    """'1 element', or '3 to 24 elements'."""
+    return _elements(nearest) if nearest == farthest else f"{nearest} to {farthest} elements"
+
+
+def _where(offsets: list[int], span: int) -> str:
+    before = [o for o in offsets if o < 0]
+    after = [o - span for o in offsets if o >= span]
+    parts = []
+    if before:
+        parts.append(
+            f"{len(before)} before the first element "
+            f"({_distances(-max(before), -min(before))} before it)"
+        )
+    if after:
+        parts.append(
+            f"{len(after)} past the end "
+            f"({_distances(min(after) + 1, max(after) + 1)} beyond the last one)"
+        )
+    inside = len(offsets) - len(before) - len(after)
+    if inside:
+        parts.append(f"{inside} in the gaps between rows")
+    return "; ".join(parts)
+
+
+def watch(
+    case: Case,
+    *,
+    with_out: bool,
+    fetch_into: torch.Tensor | None = None,
+    returns_wrong: Callable[[Returned], str | None] = lambda returned: None,
+    again: Guarded | None = None,
+) -> Watched:
+    """Call the case's function (with `out=` if with_out) and run what it asked for on the
+    case's buffers; with fetch_into, copy the tensor it returned there, unless returns_wrong
+    finds fault with it first (the test fails with that message). With `again`, a second call
+    on the same inputs, into that output, follows the first in the same record."""
+    kwargs = dict(case.kwargs)
+    guarded = {name: g.tensor for name, g in case.inputs.items()}
+    if with_out:
+        kwargs["out"] = case.out.tensor
+        guarded["out"] = case.out.tensor
+    again_kwargs = None
+    if again is not None:
+        again_kwargs = kwargs | {"out": again.tensor}
+        guarded["out again"] = again.tensor
+    args = [g.tensor for g in case.inputs.values()]
+    config = case.config
+    writers = None
+    if with_out and not runtime.current().is_gpu:
+        writers = shared_empty(case.out.buffer.numel(), torch.int32, device())
+    while True:
+        reply = case.fn.call(
+            args, kwargs, config=config, benchmark=case.benchmarked, again=again_kwargs
+        )
+        if reply.get("pruned"):
+            raise ConfigPruned(str(reply["pruned"]))
+        steps, computed, returned = record_of(reply)
+        must_compile(case, steps)
+        again_returned = returned_of(reply.get("again_result")) if again is not None else None
+        problem = returns_wrong(returned)
+        if problem:
+            fail(Kind.WRONG_RETURN, problem, case.name)
+        fetch = None
+        if fetch_into is not None and returned.type == "Tensor":
+            fetch = {"into": fetch_into, "from": returned.spec}
+        if writers is not None:
+            writers.fill_(-1)
+        past_end = inputs_ending_at_unmapped_memory(case)
+        try:
+            reply = case.fn.code.replay(
+                steps, guarded, fetch, {"out": writers} if writers is not None else None, past_end
+            )
+            break
+        except LearnerError as e:
+            if e.kind == "cuda_fault" and past_end:
+                read_past = case.fn.code.read_past_the_end(steps, guarded, past_end)
+                if read_past:
+                    fail(Kind.READ_OUTSIDE, past_the_end(case, read_past), case.name)
+            if e.kind == "cuda_fault" and case.fault_advice:
+                fail(
+                    Kind.CUDA_FAULT,
+                    "the GPU reported an illegal memory access: the kernel read or wrote "
+                    "outside every tensor in a case whose offsets pass 2^31 elements. "
+                    f"{case.fault_advice}",
+                    case.name,
+                )
+            # the autotuner on a GPU skips a config that cannot load: so does the judge, by
+            # asking the runner for the same call with the next config of the kernel that
+            # could not load
+            launched = [s.get("kernel") for s in steps if s.get("step") == "launch"]
+            kernel = str(launched[-1]) if launched else ""
+            config = {"kernel": kernel, "index": config["index"] + 1 if config else 1}
+            if (
+                e.kind != "out_of_resources"
+                or case.config is not None
+                or config["index"] >= len(case.fn.code.configs(kernel, case.fn.__name__))
+            ):
+                # a kernel that crashed or did not compile: a mask written as a chain is a
+                # likely cause of either
+                raise LearnerError(
+                    e.kind, f"{in_file_lines(case, str(e))}{read_in_kernels(case)}", e.shows, e.line
+                ) from None
+            case.out.reset()
+    reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
+    counted = reply.get("reads_outside_count")
+    counted = counted if isinstance(counted, dict) else {}
+    return Watched(
+        returned,
+        [Launch.from_step(s) for s in steps if s.get("step") == "launch"],
+        [s for s in steps if s.get("step") == "copy"],
+        computed,
+        {
+            name: [o for o in offsets if isinstance(o, int)]
+            for name, offsets in reads.items()
+            if name in guarded and isinstance(offsets, list)
+        },
+        {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
+        case.out.like_tensor(writers) if writers is not None else None,
+        again_returned,
+        sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
+        steps,
+    )
+
+
+class ConfigPruned(Exception):
+    """A case's config is one the kernel's own pruning (prune_configs_by) removes for its
+    call: autotune never runs it there, and neither does the judge."""
+
+
+def must_compile(case: Case, steps: list[dict]) -> None:
+    """On the interpreter, a record's launches count only where a GPU would run them: every
+    kernel they launch must compile for one (sm_90), from the text the executor runs. The
+    interpreter runs a kernel body as Python, which can do what no Triton program can (numpy
+    on its blocks, anything at all); a GPU compiles it, or refuses it. On a GPU, launching
+    compiles for real."""
+    if runtime.current().is_gpu:
+        return
+    launches = [Launch.from_step(s) for s in steps if s.get("step") == "launch"]
+    errors = gpu_compile.failures(case.fn.code, launches)
+    if errors:
+        message = f"{gpu_compile.NOT_COMPILED}\n{in_file_lines(case, errors[0])}"
+        fail(Kind.NOT_COMPILED, message, case.name)
+
+
+def inputs_ending_at_unmapped_memory(case: Case) -> list[str]:
+    """The inputs a GPU replay of the case places at the end of mapped memory: every one, or
+    the one a kernel of this file was already seen to read past (each fault costs a fresh
+    executor)."""
+    if not (case.past_end and runtime.current().is_gpu):
+        return []
+    known = case.fn.code.known_past_end
+    return [known] if known in case.inputs else list(case.inputs)
+
+
+def past_the_end(case: Case, name: str) -> str:
+    """The message for a GPU fault that a read past the end of input `name` caused."""
+    advice = case.hints.outside_read or "Mask every load as the store is masked."
+    return (
+        f"read outside `{name}`, past its end: the judge placed `{name}` so that it ends where the "
+        "GPU's mapped memory ends, and a load of an element after its last one faulted (an "
+        "illegal memory access; without that placement the read goes unseen, and on another "
+        f"allocation it can crash). {advice}"
+    )
+
+
+def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
+    """How many copies of the record read or wrote one of these tensors (the operands, out)."""
+    refs = {buffer_ref(t) for t in tensors}
+    return sum(
+        ref_of(c.get("into")) in refs or ref_of(c.get("from")) in refs for c in watched.copies
+    )
+
+
+ATOMICS_ADVICE = (
+    "Your kernel adds into its result with atomics, so what it adds to must start at zero on "
+    "every call: allocate it with torch.zeros, or zero it in each config's pre_hook, which runs "
+    "before every launch. autotune's reset_to_zero is not enough: it zeroes only around the "
+    "timing runs of a shape's first call, and a later call of that shape adds into whatever "
+    "the memory held."
+)
+BENCHMARK_ATOMICS_ADVICE = (
+    "Your kernel adds into its result with atomics, and on the first call of a shape autotune "
+    "runs each config on the call's own tensors to time it: each run adds into the output "
+    "again. Zero what the kernel adds into before every run, not once on the host: "
+    "reset_to_zero=[...] in @triton.autotune, or a pre_hook in each split config."
+)
+
+
+def adds_with_atomics(case: Case) -> bool:
+    """Whether the kernels the judge ran for this file add with atomics (tl.atomic_add, ...)."""
+    source = case.fn.code.source
+    return source is not None and "atomic_" in source.kernel_module()[0]
+
+
+def atomics_or_nan_advice(case: Case, out: torch.Tensor) -> str:
+    """The advice for wrong values that atomics or a NaN explain, or an empty string."""
+    if case.benchmarked and adds_with_atomics(case):
+        return BENCHMARK_ATOMICS_ADVICE
+    if not bool(torch.isnan(out).any()):
+        return ""
+    if adds_with_atomics(case):
+        # on a GPU an atomic add into the judge's fill gives a NaN it cannot tell apart
+        return f"{ATOMICS_ADVICE} If it does, then: {case.hints.nan}"
+    return case.hints.nan
+
+
+def why_not_the_kernel(watched: Watched, hints: Hints) -> tuple[Kind, str] | None:
+    """When the result is wrong: the reason the record gives, if it shows one (no launch at
+    all, or torch computing on the host), else None."""
+    ops = watched.computed
+    if not watched.launches:
+        torch_note = f" It ran torch operations instead: {', '.join(ops)}." if ops else ""
+        return Kind.NO_LAUNCH, f"no Triton kernel was launched.{torch_note} {hints.no_launch}"
+    if ops:
+        return Kind.HOST_COMPUTED, (
+            f"the result came from host code, not from the kernel: your function computed "
+            f"with torch ({', '.join(ops)}) outside any launch. The judge runs your kernels "
+            f"on its own inputs, and only what they write is graded. {hints.no_launch}"
+        )
+    return None
+
+
+def read_in_source(case: Case) -> str:
+    """What the judge's reading of the host code found that computes outside a kernel (numpy,
+    torch arithmetic, ...): said beside a wrong result, never a reason on its own."""
+    source = case.fn.code.source
+    found = [f for f in source.escapes() if f.computes][:3] if source else []
+    return "\nRead in your host code: " + "; ".join(map(str, found)) if found else ""
+
+
+# triton 3.9 compiles `lo <= x < hi` (and its interpreter runs it) as (lo <= x) & (x < hi)
+CHAINS_COMPILE = runtime.major_minor(triton.__version__) >= (3, 9)
+
+
+def in_file_lines(case: Case, message: str) -> str:
+    """A compile error's positions as lines of the learner's file."""
+    source = case.fn.code.source
+    return source.in_file_lines(message) if source else message
+
+
+def read_in_kernels(case: Case) -> str:
+    """Comparisons in the kernels that do not compute what they look like (`rows < M & cols <
+    N`): said beside any failure, whatever its symptom, since a wrong mask shows as many."""
+    source = case.fn.code.source
+    found = source.chained_comparisons(CHAINS_COMPILE) if source else []
+    return "\nRead in your kernels: " + "; ".join(map(str, found[:3])) if found else ""
+
+
+def strides_sidestepped(case: Case, watched: Watched) -> tuple[Kind, str] | None:
+    """A check about strides: a copy of an operand or of the result sidesteps them."""
+    tensors = [g.tensor for g in case.inputs.values()] + [case.out.tensor]
+    if not case.through_strides or not copies_touching(watched, tensors):
+        return None
+    return Kind.HOST_COMPUTED, (
+        "torch copied a tensor outside the kernel: the values are right, but this check is "
+        "about the kernel reading its operands and writing its result where they lie, through "
+        "their strides; pass the strides to the kernel instead of making a contiguous copy."
+    )
+
+
+def check_allocates(case: Case) -> None:
+    """Call the learner's function without out=: it must launch its kernel and return a new
+    tensor with the expected shape, dtype, device and values, leaving the inputs alone."""
+    call = f"{case.fn.__name__}({', '.join(case.inputs)}) without out="
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    want = case.expected
+    result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
+    bits_of(result).fill_(canary_bits(want.dtype, output=True))
+
+    def failed(kind: Kind, message: str) -> typing.NoReturn:
+        fail(kind, f"{call}: {message}{read_in_kernels(case)}", case.name)
+
+    def returns_wrong(got: Returned) -> str | None:
+        """Read before anything runs: the judge fetches only a result of the expected shape."""
+        if got.type != "Tensor":
+            return f"{call}: returned {got.type}, not a tensor."
+        expected = (tuple(want.shape), _dtype_name(want.dtype))
+        if (got.shape(), got.spec.get("dtype")) != expected:
+            return (
+                f"{call}: returned {got.shape()} {got.spec.get('dtype')}; expected a new "
+                f"{expected[0]} {expected[1]} tensor on {want.device.type}."
+            )
+        if got.spec.get("device") != want.device.type:
+            return (
+                f"{call}: returned a tensor on {str(got.spec.get('device'))[:20]}, where its "
+                f"inputs are on "
+                f"{want.device.type}: allocate it on theirs, torch.empty(..., device=x.device)."
+            )
+        if any(got.spec.get("ref") == buffer_ref(g.tensor) for g in case.inputs.values()):
+            return f"{call}: returned one of its inputs: allocate a new output tensor."
+        return None
+
+    watched = watch(case, with_out=False, fetch_into=result, returns_wrong=returns_wrong)
+    for name, guarded in case.inputs.items():
+        if guarded.changed_since(before[name]):
+            failed(
+                Kind.CHANGED_INPUT, f"changed its input {name}: write into a new tensor instead."
+            )
+    report = compare(result, want, case.tol)
+    if report:
+        launch = watched.launches[-1] if watched.launches else None
+        why = why_not_the_kernel(watched, case.hints)
+        if why:
+            failed(why[0], why[1] + read_in_source(case))
+        advice = case.diagnose(launch, result) or values_advice(result, want, case.hints)
+        kept = KEPT_ADVICE if watched.kept else ""
+        failed(Kind.WRONG_VALUES, f"returned wrong values.\n{report}\n{advice}{kept}")
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def recorded_launches(case: Case) -> list[Launch]:
+    """The launches a call of the case asks for, in order, as the runner's record has them
+    (with the config autotune keeps, the first): nothing is run or compiled."""
+    args = [g.tensor for g in case.inputs.values()]
+    steps, _, _ = record_of(case.fn.call(args, dict(case.kwargs) | {"out": case.out.tensor}))
+    return [Launch.from_step(s) for s in steps if s.get("step") == "launch"]
+
+
+def kernels_launched(case: Case) -> list[str]:
+    """The names of the kernels a call of the case launches, in order."""
+    return [launch.kernel for launch in recorded_launches(case)]
+
+
+def run_case(case: Case) -> Watched:
+    """Call the learner's function once and fail with a precise message if anything is off;
+    what the judge saw of the call."""
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    watched = watch(case, with_out=True)
+    found = failure(case, watched, before)
+    if not found and case.stores is not None and watched.launches:
+        writers = (
+            watched.writers if watched.writers is not None else writers_by_prefix(case, watched)
+        )
+        order = case.stores(watched.launches[-1], writers) if writers is not None else ""
+        found = (Kind.TILE_ORDER, order) if order else None
+    if found:
+        fail(*found, case.name)
+    return watched
+
+
+def replayed(case: Case, steps: list[dict]) -> bool:
+    """Run a record again on the case's buffers, as it stands (for what the run leaves in
+    `out`); False where it fails."""
+    guarded = {name: g.tensor for name, g in case.inputs.items()} | {"out": case.out.tensor}
+    try:
+        case.fn.code.replay(steps, guarded)
+    except LearnerError:
+        return False
+    return True
+
+
+# the most programs writers_by_prefix cuts a grid to, one run each
+MOST_PREFIXES = 256
+
+
+def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
+    """On a GPU, which program stored each element of the output, shaped like it: the record
+    run again with axis 0 of its last launch cut to its first k programs, k = 1, 2, ...; what a
+    cut writes first is program k - 1's. A program's work cannot depend on how many run unless
+    the file reads the grid's size (tl.num_programs) or waits on other programs (which takes
+    atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
+    keep their tiles, their stride over the tiles being a number the launch passes. The output
+    holds the last cut's values afterwards."""
+    launch = watched.launches[-1]
+    last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
+    programs = launch.grid[0] if launch.grid else 0
+    text = case.fn.code.source.text
+    if not 0 < programs <= MOST_PREFIXES or "num_programs" in text or "atomic_" in text:
+        return None
+    writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
+    for k in range(1, programs + 1):
+        steps = list(watched.steps)
+        steps[last] = steps[last] | {"grid": [k, *launch.grid[1:]]}
+        case.out.reset()
+        if not replayed(case, steps):
+            return None
+        first = case.out.written().cpu() & (writers < 0)
+        writers[first] = k - 1
+    return case.out.like_tensor(writers)
+
+
+def run_twice(case: Case) -> None:
+    """Call the learner's function twice in a row on the same inputs, the second time into a
+    fresh output laid out like the first: both results must be right. What the first call
+    leaves behind (a workspace allocated once and zeroed only then, a cached tensor) reaches
+    the second, as it would in a program that calls the function in a loop."""
+    before = {name: g.snapshot() for name, g in case.inputs.items()}
+    second = case.out.like()
+    watched = watch(case, with_out=True, again=second)
+    found = failure(case, watched, before)
+    if found:
+        fail(*found, f"{case.name}, the first of two calls")
+    found = failure(
+        dataclasses.replace(case, out=second),
+        dataclasses.replace(watched, returned=watched.again, writers=None),
+        before,
+    )
+    if found:
+        fail(
+            Kind.SECOND_CALL,
+            "the first of two calls in a row was right, the second (the same inputs, a fresh "
+            f"`out`) was not: {found[1]}\n{SECOND_CALL_ADVICE}",
+            case.name,
+        )
+
+
+KEPT_ADVICE = (
+    "\nThe call used a tensor it did not make (a tensor kept between calls, or one made "
+    "outside torch): the judge cannot know what it held, and starts it as NaN, like new "
+    "memory. Zero or rewrite such a tensor in every call, before a kernel reads it."
+)
+SECOND_CALL_ADVICE = (
+    "Something the first call left behind changed the second: a tensor kept between calls (a "
+    "workspace allocated once, a cached output) must be zeroed or rewritten in every call, "
+    "before the kernel uses it."
+)
+
+
+# 32 warps of 32 threads: 1024, the most threads one program (a CUDA block) can have
+MAX_WARPS = 32
+
+
+def warps_refused(watched: Watched) -> tuple[Kind, str] | None:
+    """A launch whose num_warps a GPU refuses (triton asserts a power of two; more than 32
+    cannot launch), which the interpreter ignores."""
+    for launch in watched.launches:
+        warps = launch.args.get("num_warps")
+        if isinstance(warps, int) and not (0 < warps <= MAX_WARPS and warps & (warps - 1) == 0):
+            return Kind.GPU_REFUSES, (
+                f"a launch of {launch.kernel} asks for num_warps={warps}, which a GPU refuses: "
+                f"it takes a power of two from 1 to {MAX_WARPS} (32 threads each, 1024 at most "
+                "in one program). The interpreter ignores num_warps, so only the grader sees "
+                "it here: choose it from the block size, and cap it (4, 8 or 16 warps)."
+            )
+    return None
+
+
+def failure(case: Case, watched: Watched, before: dict) -> tuple[Kind, str] | None:
+    """What kind of mistake the call `watched` made and the words that say it, or None where
+    it did what the case asks. Every verdict comes from the judge's buffers; the record only
+    says why."""
+    refused = warps_refused(watched)
+    if refused:
+        return refused
+    wrong = wrong_buffers(case, watched, before)
+    if wrong:
+        output_wrong, kind, message = wrong
+        if output_wrong:
+            kind, message = why_not_the_kernel(watched, case.hints) or (kind, message)
+            message += read_in_source(case) + (KEPT_ADVICE if watched.kept else "")
+        return kind, message + read_in_kernels(case)
+    if not watched.returned.is_view_of(case.out.tensor):
+        return (
+            Kind.WRONG_RETURN,
+            "when `out` is given, the function must write into it and return it.",
+        )
+    return strides_sidestepped(case, watched) or config_not_used(case, watched)
+
+
+def in_row_chunk_tails(g: Guarded, offsets: list[int]) -> bool:
+    """Whether every offset lies past the end of one of the tensor's rows, before the next
+    16-byte boundary: where the last 16-byte chunk of a row that is not a whole number of them
+    reaches (rows start on such a boundary wherever a tensor descriptor may describe them)."""
+    t = g.tensor
+    if t.stride(-1) != 1:
+        return False
+    width, size = t.shape[-1], t.element_size()
+    if width * size % 16 == 0:
+        return False
+    chunk_end = -(-width * size // 16) * 16 // size  # from the row's start, in elements
+    rows, row_stride = (t.shape[0], t.stride(0)) if t.dim() == 2 else (1, chunk_end)
+    for offset in offsets:
+        row, column = divmod(offset, row_stride)
+        if not (0 <= row < rows and width <= column < chunk_end):
+            return False
+    return True
+
+
+def descriptor_store_chunks(case: Case, launches: list, outside: list[int], on_gpu: bool):
+    """Why a kernel that stores through a tensor descriptor wrote just past `out`'s rows, on
+    a GPU: TMA moves whole 16-byte chunks (triton issue #11583, documented in PR #11893), so
+    a store clipped at a row's end still writes the rest of its last chunk. None otherwise."""
+    source = getattr(case.fn.code, "source", None)
+    text = source.text if source is not None else ""
+    uses_descriptors = "tensor_descriptor" in text or "TensorDescriptor" in text
+    in_args = any(
+        isinstance(a, dict) and "descriptor" in a
+        for launch in launches
+        for a in launch.args.values()
+    )
+    if not (on_gpu and (uses_descriptors or in_args) and in_row_chunk_tails(case.out, outside)):
+        return None
+    t = case.out.tensor
+    row_bytes = t.shape[-1] * t.element_size()
+    return (
+        "A tensor descriptor's store on an NVIDIA GPU (TMA) writes whole 16-byte chunks: a row "
+        f"of `out` here is {row_bytes} bytes, not a multiple of 16, so the store also wrote the "
+        "rest of the row's last chunk, past its end (triton issue #11583; the CPU interpreter "
+        "does not). Where a row's size in bytes is not a multiple of 16, store through "
+        "pointers with a mask, tl.store(ptrs, values, mask=...), not the descriptor."
+    )
+
+
+def config_not_used(case: Case, watched: Watched) -> tuple[Kind, str] | None:
+    """A case that forces one autotune config: its launch must run with that config's values
+    (the runner could otherwise report a good config's launch for a bad one)."""
+    wanted = case.launched_with
+    if not wanted or any(
+        all(launch.args.get(k) == v for k, v in wanted.items()) for launch in watched.launches
+    ):
+        return None
+    return Kind.NO_LAUNCH, (
+        f"the call did not launch the config it was asked to run ({wanted}): the judge reads "
+        "the configs in your source and checks each one."
+    )
+
+
+def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kind, str] | None:
+    """What the judge's buffers show is wrong, or None: (whether the output is wrong or
+    unwritten, the kind of mistake, the message)."""
+    out = case.out.tensor
+    launch = watched.launches[-1] if watched.launches else None
+    misplaced = misplaced_stores(case.out)
+    if misplaced:
+        return True, Kind.STRIDES, misplaced
+    # a stray store lands in the output's padding first, and further on in other buffers
+    outside = case.out.written_outside()
+    if outside:
+        why = (
+            descriptor_store_chunks(case, watched.launches, outside, runtime.current().is_gpu)
+            or case.why_outside(launch, "out", outside)
+            or case.hints.outside
+        )
+        return (
+            False,
+            Kind.WROTE_OUTSIDE,
+            (
+                f"wrote {_elements(len(outside))} outside the output: "
+                f"{_where(outside, case.out.span)}. {why}"
+            ),
+        )
+    for name, guarded in case.inputs.items():
+        changed = guarded.changed_since(before[name])
+        if changed:
+            return (
+                False,
+                Kind.CHANGED_INPUT,
+                (
+                    f"the kernel changed {changed} elements of the input `{name}` (or the "
+                    f"padding around it); inputs must stay read-only. {case.hints.outside}"
+                ).rstrip(),
+            )
+    for name, offsets in watched.reads_outside.items():
+        if offsets:
+            span = case.inputs[name].span if name in case.inputs else case.out.span
+            # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
+            # dropped by the store's mask, and only a GPU's fault would show it
+            wrong = compare(out, case.expected, case.tol) is not None
+            effect = (
+                "The values read there reached the result, which is wrong."
+                if wrong
+                else "Here the values were thrown away, but on a GPU such a read can fault."
+            )
+            count = max(watched.reads_counted.get(name, 0), len(offsets))
+            shown = "" if count == len(offsets) else f"; the {len(offsets)} nearest its start"
+            advice = (
+                case.why_outside(launch, name, offsets)
+                or (max(offsets) < 0 and BEFORE_THE_START)
+                or (wrong and case.diagnose(launch, out))
+                or case.hints.outside_read
+                or "Mask every load as the store is masked."
+            )
+            kind = Kind.READ_BEFORE_START if max(offsets) < 0 else Kind.READ_OUTSIDE
+            return (
+                False,
+                kind,
+                (
+                    f"read {_elements(count)} outside `{name}`{shown}: "
+                    f"{_where(sorted(offsets), span)}. {effect} {advice}"
+                ).rstrip(),
+            )
+    owner = lambda idx: case.owner(launch, idx)
+    unwritten = case.out.never_written()
+    if bool(unwritten.any()):
+        if (
+            bool(unwritten.all())
+            and watched.launches
+            and not any(launch.touches(out) for launch in watched.launches)
+            and not copies_touching(watched, [out])
+        ):
+            return (
+                True,
+                Kind.NO_LAUNCH,
+                (
+                    "no kernel launch was given the output tensor `out`: the kernel must write "
+                    "the result into `out`."
+                ),
+            )
+        flat = torch.nonzero(unwritten.flatten()).flatten()
+        first = index_of(int(flat[0]), tuple(out.shape))
+        who = owner(first)
+        where = f"(first at index {format_index(first)}{', ' + who if who else ''})"
+        if adds_with_atomics(case):
+            # an atomic add into the judge's fill (NaN) keeps it NaN
+            return (
+                True,
+                Kind.NOT_ZEROED,
+                (
+                    f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
+                    f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
+                    f"{case.hints.unwritten}"
+                ),
+            )
+        reads = reads_its_output(case, watched)
+        seen = (
+            f"{len(flat)} of {out.numel()} output elements hold the judge's fill of `out` "
+            f"{where} after the call."
+            if reads
+            else f"{len(flat)} of {out.numel()} output elements were never written {where}."
+        )
+        tiles = map_of_tiles(case, watched, unwritten)
+        advice = reads or case.why_unwritten(launch, unwritten) or case.hints.unwritten
+        kind = Kind.RACE if reads else Kind.NEVER_WRITTEN
+        return True, kind, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
+    report = compare(out, case.expected, case.tol, owner)
+    if report:
+        # a recognised mistake is named first: some leave NaN where they divide 0 by 0
+        kind, advice = Kind.WRONG_VALUES, case.diagnose(launch, out)
+        if not advice:
+            advice = reads_its_output(case, watched)
+            kind = Kind.RACE if advice else kind
+        if not advice:
+            advice = atomics_or_nan_advice(case, out)
+            kind = Kind.NOT_ZEROED if advice and adds_with_atomics(case) else kind
+        advice = advice or values_advice(out, case.expected, case.hints)
+        tiles = map_of_tiles(case, watched, unwritten)
+        return True, kind, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
+    return None
+
+
+RUN_TO_RUN = (
+    "The result changes from one run to the next on the same inputs (the judge ran the call's "
+    "record again): programs race, two storing into the same element, or one reading a block "
+    "another stores. A GPU runs programs at the same time, in no order, and the CPU "
+    "interpreter in an order drawn at each launch: each element must be stored by one "
+    "program, from what the inputs hold."
+)
+READS_ITS_OUTPUT = (
+    "The result depends on what `out` held before the call: run again with `out` zeroed "
+    "instead of the judge's fill, it came out different. A kernel must not read `out` before "
+    "it writes it; where it reads a block another program stores, programs race, since a GPU "
+    "runs them at the same time, in no order (the CPU interpreter, in an order drawn at each "
+    "launch)."
+)
+
+
+def reads_its_output(case: Case, watched: Watched) -> str:
+    """Why the result is not a function of the inputs, where the record run again shows it:
+    RUN_TO_RUN where a second run on the same `out` leaves other bits, READS_ITS_OUTPUT where
+    one on an `out` of zeros does (an element written now holds other bits, or one that held
+    the judge's fill holds something other than zero). "" where neither does, or where the
+    kernel adds into `out` with atomics (their order changes the sums' last bits). `out` is
+    left as the first run left it."""
+    if not watched.steps or adds_with_atomics(case):
+        return ""
+    out, kept = case.out, case.out.buffer.clone()
+    first, unwritten = bits_of(out.tensor).clone(), out.never_written()
+
+    def run_again(zeroed: bool) -> torch.Tensor | None:
+        out.reset()
+        if zeroed:
+            bits_of(out.tensor).zero_()
+        return bits_of(out.tensor).clone() if replayed(case, watched.steps) else None
+
+    try:
+        same = run_again(zeroed=False)
+        if same is None or not same.equal(first):
+            return RUN_TO_RUN if same is not None else ""
+        again = run_again(zeroed=True)
+    finally:
+        out.buffer.copy_(kept)
+    if again is None:
+        return ""
+    differs = torch.where(unwritten, again != 0, again != first)
+    return READS_ITS_OUTPUT if bool(differs.any()) else ""

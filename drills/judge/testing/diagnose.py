@@ -1,0 +1,135 @@
+"""Mistakes recognised by their results: the K loop's (an accumulator reset each step, the last
+block left out, a loop over another size, pointers stepped without the stride, rows read at
+another distance, split-K sums stored rather than added)."""
+
+import torch
+
+from drills.judge.testing.compare import Tolerance, compare, matches_reads, wrong_elements
+from drills.judge.testing.guarded import Guarded
+from drills.judge.testing.record import Launch
+
+
+def stepped_by_elements(g: Guarded, step: int, k_dim: int) -> torch.Tensor:
+    """The operand a matmul reads when its pointers move `step` elements at each step of K
+    instead of `step` times the stride along K: k_dim is 1 for a [M, K], 0 for b [K, N]."""
+    t = g.tensor
+    k = torch.arange(t.shape[k_dim], device=t.device)
+    other = torch.arange(t.shape[1 - k_dim], device=t.device)
+    along_k, across = t.stride()[k_dim], t.stride()[1 - k_dim]
+    offsets = (k % step * along_k + k // step * step)[None, :] + (other * across)[:, None]
+    return g.read_at(offsets if k_dim == 1 else offsets.t())
+
+
+def read_with_row_stride(g: Guarded, row_stride: int) -> torch.Tensor:
+    """The 2-D operand a kernel reads when it takes its rows to lie `row_stride` apart."""
+    t = g.tensor
+    rows = torch.arange(t.shape[0], device=t.device)[:, None]
+    cols = torch.arange(t.shape[1], device=t.device)[None, :]
+    return g.read_at(rows * row_stride + cols * t.stride(1))
+
+
+def k_loop_mistake(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    tol: Tolerance,
+    block_k: str,
+    operands: tuple[Guarded, Guarded] | None = None,
+):
+    """A matmul case's diagnose(): it recognises K-loop mistakes by their results. acc set to
+    zeros inside the loop leaves only the last block of K; a loop that rounds K down leaves out
+    the last, partial block; a row stride taken from another size, or a pointer step without
+    the stride along K, reads the wrong elements of `operands` (the guarded a and b); split-K
+    programs that store, not add, leave one split's sum each. `block_k` names the launch's K
+    block constexpr (BLOCK_K, as split-K kernels in the style of triton.ops.matmul name it, is
+    tried next)."""
+    a, b = a.double(), b.double()
+    K = a.shape[1]
+
+    def diagnose(launch: Launch | None, out: torch.Tensor) -> str:
+        wrong_rows = row_stride_mistake(out)
+        if wrong_rows:
+            return wrong_rows
+        args = launch.args if launch else {}
+        name = next((n for n in (block_k, "BLOCK_K") if isinstance(args.get(n), int)), block_k)
+        step = args.get(name)
+        if not isinstance(step, int) or not 0 < step < K:
+            return ""
+        # first: where one split's store won everywhere, c is also the first or the last
+        # blocks of K alone, which the K loop's own mistakes below leave too
+        splits = args.get("SPLIT_K")
+        if isinstance(splits, int) and splits > 1 and one_split_each(out, splits, step):
+            return (
+                f"each element of c holds the sum over one split of K only: the {splits} "
+                "programs that share a tile (SPLIT_K) each stored their partial sum, and the "
+                "last store won. Add the partial sums instead, with tl.atomic_add into a c "
+                "that starts at zero."
+            )
+        last = (K - 1) // step * step  # where the last block of K starts
+        if compare(out, (a[:, last:] @ b[last:, :]).half(), tol) is None:
+            return (
+                f"c holds only the last block of K (k from {last} on): acc is set to zeros "
+                "inside the K loop. Set it to zeros once, before the loop."
+            )
+        whole = K // step * step
+        if whole < K and compare(out, (a[:, :whole] @ b[:whole, :]).half(), tol) is None:
+            return (
+                f"c leaves out the last, partial block of K (k from {whole} on): the K loop "
+                f"must run tl.cdiv(K, {name}) times, not K // {name}."
+            )
+        for size, extent in (("M", a.shape[0]), ("N", b.shape[1])):
+            end = -(-extent // step) * step  # where a loop over that size's blocks stops
+            if end < K and compare(out, (a[:, :end] @ b[:end, :]).half(), tol) is None:
+                return (
+                    f"c holds the sum over k < {end} only: the K loop ran tl.cdiv({size}, "
+                    f"{name}) times ({size} = {extent}). It must run over K: tl.cdiv(K, {name})."
+                )
+        # a's K is its columns, b's its rows
+        for name_of, g, k_dim in zip("ab", operands or (), (1, 0), strict=False):
+            if g.tensor.stride()[k_dim] == 1:
+                continue  # a step of elements is a step along K
+            eff = stepped_by_elements(g, step, k_dim)
+            if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                stride = "stride_ak" if name_of == "a" else "stride_bk"
+                return (
+                    f"the pointers into {name_of} moved {step} elements at each step of K, not "
+                    f"{step} steps of {name_of}'s stride along K ({g.tensor.stride()[k_dim]} "
+                    f"here): {name_of}_ptrs += {name} * {stride}."
+                )
+        return ""
+
+    def row_stride_mistake(out: torch.Tensor) -> str:
+        """Which operand's rows were read at another distance apart (M, N or K, or its width,
+        where it lies in a wider tensor), if one was."""
+        M, N = a.shape[0], b.shape[1]
+        for name_of, g in zip("ab", operands or (), strict=False):
+            t = g.tensor
+            true = t.stride(0)
+            if t.stride(1) != 1:
+                continue  # a transposed view: its rows are not where a row length matters
+            for guess in sorted({M, N, K, t.shape[1]} - {true}):
+                eff = read_with_row_stride(g, guess)
+                if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                    wider = ", inside a wider tensor" if true != t.shape[1] else ""
+                    return (
+                        f"the rows of {name_of} were read {guess} elements apart, but they lie "
+                        f"{true} apart ({name_of} is {t.shape[0]} x {t.shape[1]}{wider}): row r "
+                        f"of {name_of} starts at r * {true}, its row stride, which square "
+                        "matrices cannot tell from the others."
+                    )
+        return ""
+
+    def one_split_each(out: torch.Tensor, splits: int, step: int) -> bool:
+        """Whether every element equals the partial sum of one of the splits, which take every
+        splits-th block of K in turn (as triton.ops.matmul's did) or a contiguous share."""
+        blocks = torch.arange(K, device=a.device) // step
+        share = -(-K // splits)
+        for of_split in (blocks % splits, torch.arange(K, device=a.device) // share):
+            matched = torch.zeros(out.shape, dtype=torch.bool, device=out.device)
+            for z in range(splits):
+                ks = of_split == z
+                matched |= ~wrong_elements(out, (a[:, ks] @ b[ks, :]).half(), tol)
+            if bool(matched.all()):
+                return True
+        return False
+
+    return diagnose

@@ -1,0 +1,163 @@
+"""Canary-padded buffers: a tensor inside a larger buffer whose padding holds a canary, so that
+writes outside the tensor, elements never written and unmasked reads that reach the result all
+show."""
+
+import math
+
+import torch
+
+from drills.judge.remote import shared_empty
+from drills.judge.testing.suite import device
+
+# ---------------------------------------------------------------------------------------------
+# Canary-padded buffers
+# ---------------------------------------------------------------------------------------------
+
+_BITS = {
+    torch.float32: torch.int32,
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+    torch.float64: torch.int64,
+    torch.int32: torch.int32,
+    torch.int64: torch.int64,
+}
+
+# Quiet NaNs with distinct payloads, so a padding NaN read into a result is told apart from
+# an output element that was never written. Integers get values far outside any test's range.
+_INPUT_CANARY = {
+    torch.float32: 0x7FC0_0A11,
+    torch.float16: 0x7E11,
+    torch.bfloat16: 0x7FC1,
+    torch.float64: 0x7FF8_0000_0000_0A11,
+}
+_OUTPUT_CANARY = {
+    torch.float32: 0x7FDE_AD00,
+    torch.float16: 0x7E5A,
+    torch.bfloat16: 0x7FDA,
+    torch.float64: 0x7FFD_EAD0_0000_0000,
+}
+_INT_INPUT_CANARY = 0x7A3A_3A3A
+_INT_OUTPUT_CANARY = -0x7C3C_3C3C
+
+
+def canary_bits(dtype: torch.dtype, output: bool) -> int:
+    if dtype.is_floating_point:
+        return (_OUTPUT_CANARY if output else _INPUT_CANARY)[dtype]
+    return _INT_OUTPUT_CANARY if output else _INT_INPUT_CANARY
+
+
+def bits_of(t: torch.Tensor) -> torch.Tensor:
+    return t.view(_BITS[t.dtype])
+
+
+# Canary elements before and after every guarded tensor: more than a block is wide, so a store
+# that runs a whole block past the end lands in the canary, not in someone else's memory.
+GUARD = 8192
+
+
+class Guarded:
+    """A 1-D or 2-D tensor living inside a bigger buffer filled with a canary.
+
+    `row_gap` puts extra canary elements between the rows of a 2-D tensor (a row stride larger
+    than its width), so a kernel that ignores the row stride reads or writes the gaps.
+    `transposed` stores it column by column, so that `tensor` is a transposed view (like
+    `w.t()`), with a row stride of 1. On a 1-D tensor, `row_gap` puts canaries between its
+    elements: a stride of 1 + row_gap, like v[::2].
+    """
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: torch.dtype,
+        *,
+        output: bool,
+        row_gap: int = 0,
+        transposed: bool = False,
+        dev: str | None = None,
+    ):
+        if len(shape) not in (1, 2):
+            raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
+        self.made_with = {
+            "shape": shape,
+            "dtype": dtype,
+            "output": output,
+            "row_gap": row_gap,
+            "transposed": transposed,
+            "dev": dev,
+        }
+        shape = tuple(reversed(shape)) if transposed else tuple(shape)
+        # a 1-D tensor is a column: its elements are rows of one, row_gap + 1 apart
+        rows, cols = (shape[0], 1) if len(shape) == 1 else shape
+        row_stride = cols + row_gap
+        span = (rows - 1) * row_stride + cols if rows and cols else 0
+        self.span = span  # buffer elements from the tensor's first element to its last, + 1
+        self.canary = canary_bits(dtype, output)
+        self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
+        bits_of(self.buffer).fill_(self.canary)
+        strides = (row_stride, 1) if len(shape) == 2 else (row_stride,)
+        self.tensor = self.buffer.as_strided(shape, strides, GUARD)
+        inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
+        inside.as_strided(shape, strides, GUARD).fill_(True)
+        self._inside = inside
+        if transposed:
+            self.tensor = self.tensor.t()
+
+    @classmethod
+    def holding(cls, values: torch.Tensor, **kwargs) -> "Guarded":
+        """An input: a guarded copy of `values`, whose padding reads as NaN."""
+        g = cls(tuple(values.shape), values.dtype, output=False, dev=values.device.type, **kwargs)
+        g.tensor.copy_(values)
+        return g
+
+    def written(self) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of the elements that no longer hold the canary."""
+        return bits_of(self.buffer) != self.canary
+
+    def read_at(self, offsets: torch.Tensor) -> torch.Tensor:
+        """The buffer's values, in float64, at these offsets from the tensor's first element:
+        the padding's NaN included, NaN past the buffer's ends."""
+        at = GUARD + offsets
+        inside = (at >= 0) & (at < self.buffer.numel())
+        values = self.buffer[at.clamp(0, self.buffer.numel() - 1)].double()
+        return torch.where(inside, values, torch.full_like(values, math.nan))
+
+    def layout(self, row_stride: int, col_stride: int) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of where the elements of a 2-D tensor of this
+        shape would lie with these strides (those that fall inside the buffer)."""
+        rows, cols = self.tensor.shape
+        dev = self.buffer.device
+        offsets = (
+            GUARD
+            + torch.arange(rows, device=dev)[:, None] * row_stride
+            + torch.arange(cols, device=dev)[None, :] * col_stride
+        ).flatten()
+        mask = torch.zeros(self.buffer.shape, dtype=torch.bool, device=dev)
+        mask[offsets[(offsets >= 0) & (offsets < mask.numel())]] = True
+        return mask
+
+    def like(self) -> "Guarded":
+        """A new output of the same shape, dtype and layout, all canary."""
+        return Guarded(**self.made_with)
+
+    def snapshot(self) -> torch.Tensor:
+        return bits_of(self.buffer).clone()
+
+    def changed_since(self, snapshot: torch.Tensor) -> int:
+        return int((bits_of(self.buffer) != snapshot).sum())
+
+    def written_outside(self) -> list[int]:
+        """Buffer offsets outside the tensor whose canary was overwritten, relative to element 0."""
+        hit = self.written() & ~self._inside
+        return [i - GUARD for i in torch.nonzero(hit).flatten().tolist()]
+
+    def never_written(self) -> torch.Tensor:
+        """Boolean mask, shaped like the tensor, of elements that still hold the canary."""
+        return bits_of(self.tensor) == self.canary
+
+    def like_tensor(self, per_element: torch.Tensor) -> torch.Tensor:
+        """A table of one entry per buffer element, seen as the tensor is seen in the buffer."""
+        return per_element.as_strided(self.tensor.shape, self.tensor.stride(), GUARD)
+
+    def reset(self) -> None:
+        """Every element the canary again, as before a call."""
+        bits_of(self.buffer).fill_(self.canary)

@@ -1,0 +1,172 @@
+"""What a graded suite is made of: its checks, its GPU-only and bf16 cases, the seeds and drawn
+sizes of its inputs, a case's verdict (CaseFailed), and the lock its large GPU cases share."""
+
+import contextlib
+import os
+import random
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import torch
+
+from drills import catalog, runtime, spec
+from drills.failures import Kind
+
+
+def checks_of(declared: spec.Spec):
+    """The `@check(id)` of a drill's suite: it marks a test function's cases as cases of the
+    check its spec declares under `id`, which earns its points when every one of them passes
+    (a check may span several test functions)."""
+
+    def check(id: str):
+        c = declared.check(id)
+        return pytest.mark.check(id=c.id, name=c.name, points=c.points)
+
+    return check
+
+
+def needs_gpu(reason: str):
+    """Mark a case that only a real GPU can run (skipped, with the reason, on the interpreter)."""
+    return pytest.mark.skipif(not runtime.current().is_gpu, reason=f"needs a GPU: {reason}")
+
+
+# a case's skip reason that starts so is not a GPU-only case: the plugin reports it not run
+NOT_RUN = "not run: "
+
+
+class CaseFailed(pytest.fail.Exception):
+    """A case's verdict: the kind of mistake it showed (drills.failures), its message, and the
+    case's name in it (its label; "" for a check that fails as a whole)."""
+
+    def __init__(self, kind: Kind, message: str, label: str = ""):
+        super().__init__(f"case {label}: {message}" if label else message, pytrace=False)
+        self.kind, self.text, self.label = kind, message, label
+
+
+def fail(kind: Kind, message: str, label: str = "") -> typing.NoReturn:
+    raise CaseFailed(kind, message, label)
+
+
+def not_applicable(why: str):
+    """Leave out a case that does not apply to this file (a probe of a helper it does not
+    have): it is reported not run, neither passed nor GPU-only, and the check's verdict rests
+    on its other cases."""
+    pytest.skip(NOT_RUN + why)
+
+
+def needs_bf16():
+    """Mark a bf16 case: it needs a GPU, and one of sm_80 (Ampere) or newer, where Triton has
+    bf16 (its own tests skip bf16 below that: check_type_supported in test_core.py). The T4 of a
+    free notebook is sm_75: there the case is skipped, like a GPU-only case on the CPU."""
+    if not runtime.current().is_gpu:
+        return needs_gpu("the interpreter has no bf16")
+    major, minor = torch.cuda.get_device_capability()
+    return pytest.mark.skipif(
+        major < 8, reason=f"needs a GPU with bf16 (sm_80 or newer); this one is sm_{major}{minor}"
+    )
+
+
+def device() -> str:
+    return runtime.current().device
+
+
+# Drawn fresh in every judge, so that no file can know the inputs before it is graded (a case's
+# own seed only tells its inputs apart from another case's). DRILLS_SEED repeats a run.
+RUN_SEED = int(os.environ.get("DRILLS_SEED") or int.from_bytes(os.urandom(6), "little"))
+
+
+def generator(seed: int) -> torch.Generator:
+    """The random inputs of the case numbered `seed`, for this run."""
+    return torch.Generator(device=device()).manual_seed(RUN_SEED * 1000 + seed)
+
+
+# The sizes kernels pick for blocks, tiles, groups and alignment: a drawn side lies next to a
+# multiple of one of them, where a mask, a grid or a group's clipping goes wrong.
+BOUNDARIES = (8, 16, 32, 64, 128)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A case's sides, drawn afresh in every run from RUN_SEED, so that no kernel is fitted to
+    the fixed cases alone: each side is a multiple of one of `near` moved by one of `offsets`,
+    within its (least, most). The case's name shows the sides; DRILLS_SEED repeats them."""
+
+    bounds: tuple[tuple[int, int], ...]
+    near: tuple[int, ...] = BOUNDARIES
+    offsets: tuple[int, ...] = (-1, 0, 1)
+
+    def sides(self, seed: int) -> tuple[int, ...]:
+        rng = random.Random(RUN_SEED * 1000 + seed)
+        return tuple(self.side(rng, least, most) for least, most in self.bounds)
+
+    def side(self, rng: random.Random, least: int, most: int) -> int:
+        base = rng.choice([b for b in self.near if b <= most] or [least])
+        multiple = base * rng.randint(max(1, -(-least // base)), max(1, most // base))
+        return min(max(multiple + rng.choice(self.offsets), least), most)
+
+
+def drawn(*bounds: tuple[int, int], **kwargs) -> "pytest.param":
+    """A parametrize entry whose sides are drawn for this run (see Drawn)."""
+    return pytest.param(Drawn(bounds, **kwargs), id="drawn")
+
+
+def sides(shape, seed: int):
+    """A case's sides: fixed ones as they are, drawn ones drawn for this run (one side as an
+    int, like a fixed length)."""
+    if not isinstance(shape, Drawn):
+        return shape
+    drawn_sides = shape.sides(seed)
+    return drawn_sides[0] if len(drawn_sides) == 1 else drawn_sides
+
+
+def small_integers(*size: int, generator: torch.Generator, device: str) -> torch.Tensor:
+    """Random 0s, 1s and 2s, drawn like torch.randn(*size): a matmul of them is exact in fp16
+    while every sum stays below 2048, so it must match bit for bit."""
+    return torch.randint(0, 3, size, generator=generator, device=device).float()
+
+
+def big_gpu_memory_lock() -> int:
+    """The lock the parallel suites of one grade share, in the checkout's .drills/, made by the
+    judge's user for itself alone: never a path in a shared folder, where another user could
+    have left a link or a file of their own."""
+    folder = catalog.ROOT / ".drills"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    return os.open(folder / "big-gpu-memory.lock", flags, 0o600)
+
+
+@contextlib.contextmanager
+def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
+    """Run a case that needs a large share of GPU memory one process at a time (the suites
+    run in parallel), skipping it when the memory is not there, and hand it back afterwards."""
+    import fcntl
+    import gc
+    import traceback
+
+    with open(big_gpu_memory_lock(), "r+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            free, _ = torch.cuda.mem_get_info()
+            if free < needed_bytes:
+                pytest.skip(
+                    f"needs {needed_bytes / 1e9:.0f} GB of free GPU memory, "
+                    f"{free / 1e9:.0f} GB free"
+                )
+            try:
+                yield
+            except torch.cuda.OutOfMemoryError:
+                # the judge's own allocations: the free memory it saw went to the other drills'
+                # processes meanwhile (their caching allocators keep what they freed)
+                pytest.skip(
+                    f"needs {needed_bytes / 1e9:.0f} GB of free GPU memory, which the drills "
+                    "graded beside this one took"
+                )
+        except BaseException as e:
+            # a failing case's traceback keeps its frames, and their tensors, alive
+            traceback.clear_frames(e.__traceback__)
+            raise
+        finally:
+            gc.collect()
+            torch.cuda.empty_cache()
