@@ -197,8 +197,7 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if call.when == "setup":
         item._drills = {"outcome": "passed", "kind": "", "message": ""}
-        testing.take_notes()  # a case's notes and tile map are its own
-        testing.take_tile_map()
+        testing.take_notes()  # a case's notes are its own
     state = item._drills
     if report.skipped and call.when in ("setup", "call"):
         # setup: a GPU-only case, or a check that already failed; call: a case that needs
@@ -210,14 +209,15 @@ def pytest_runtest_makereport(item, call):
     elif report.failed and state["outcome"] != "failed":
         kind, message, failure = _classify(call.excinfo, _case_of(item))
         state.update(outcome="failed", kind=kind, message=message, failure=failure.to_json())
+        tiles = getattr(call.excinfo.value, "tiles", None)  # a CaseFailed's map, as data
+        if tiles is not None:
+            state["tiles"] = tiles.to_json()
         if _check_of(item)[0] is not None:
             item.config._drills_failed_checks.add(_check_of(item)[0])
     if call.when == "teardown":
-        notes, tiles = testing.take_notes(), testing.take_tile_map()
+        notes = testing.take_notes()
         if state["outcome"] == "passed":
             state["message"] = "\n".join(notes)
-        if state["outcome"] == "failed" and tiles:
-            state["tiles"] = tiles
         name, points = _check_of(item)
         _emit(
             item.config,

@@ -77,16 +77,6 @@ def take_notes() -> list[str]:
     return taken
 
 
-_tile_maps: list[TileMap] = []
-
-
-def take_tile_map() -> dict | None:
-    """The map of the output's tiles a failing case's message drew, as JSON, or None."""
-    taken = _tile_maps[-1].to_json() if _tile_maps else None
-    _tile_maps.clear()
-    return taken
-
-
 @dataclass
 class Case:
     """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
@@ -135,18 +125,29 @@ class Case:
     stores: Callable[[Launch | None, torch.Tensor], str] | None = None
 
 
-def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> str:
-    """A new line and the map of the output's tiles, where the case knows the launch's tile
-    and the output is 2-D with more than one tile; else "". The plugin reports the same map
-    with the case's result (take_tile_map)."""
+class Verdict(typing.NamedTuple):
+    """What a call did wrong: the kind of mistake, the words that say it, and the map of the
+    output's tiles where the words draw one (it travels with the case's failure as data)."""
+
+    kind: Kind
+    message: str
+    tiles: TileMap | None = None
+
+
+def map_of_tiles(case: "Case", watched: "Watched", unwritten: torch.Tensor) -> TileMap | None:
+    """The map of the output's tiles, where the case knows the launch's tile and the output is
+    2-D with more than one tile; else None."""
     block = case.tile(watched.launches[-1] if watched.launches else None)
     out = case.out.tensor
     if block is None or out.dim() != 2 or (out.shape[0] <= block[0] and out.shape[1] <= block[1]):
-        return ""
+        return None
     wrong = wrong_elements(out, case.expected, case.tol)
-    drawn_map = tile_map(unwritten, wrong, block, watched.writers)
-    _tile_maps.append(drawn_map)
-    return "\n" + drawn_map.text()
+    return tile_map(unwritten, wrong, block, watched.writers)
+
+
+def drawn(tiles: TileMap | None) -> str:
+    """A new line and the map, for a message; "" without one."""
+    return "\n" + tiles.text() if tiles else ""
 
 
 def misplaced_stores(out: Guarded, name: str = "out") -> str:
@@ -542,9 +543,9 @@ def run_case(case: Case) -> Watched:
             watched.writers if watched.writers is not None else writers_by_prefix(case, watched)
         )
         order = case.stores(watched.launches[-1], writers) if writers is not None else ""
-        found = (Kind.TILE_ORDER, order) if order else None
+        found = Verdict(Kind.TILE_ORDER, order) if order else None
     if found:
-        fail(*found, case.name)
+        fail(found.kind, found.message, case.name, found.tiles)
     return watched
 
 
@@ -599,7 +600,7 @@ def run_twice(case: Case) -> None:
     watched = watch(case, with_out=True, again=second)
     found = failure(case, watched, before)
     if found:
-        fail(*found, f"{case.name}, the first of two calls")
+        fail(found.kind, found.message, f"{case.name}, the first of two calls", found.tiles)
     found = failure(
         dataclasses.replace(case, out=second),
         dataclasses.replace(watched, returned=watched.again, writers=None),
@@ -609,8 +610,9 @@ def run_twice(case: Case) -> None:
         fail(
             Kind.SECOND_CALL,
             "the first of two calls in a row was right, the second (the same inputs, a fresh "
-            f"`out`) was not: {found[1]}\n{SECOND_CALL_ADVICE}",
+            f"`out`) was not: {found.message}\n{SECOND_CALL_ADVICE}",
             case.name,
+            found.tiles,
         )
 
 
@@ -645,26 +647,27 @@ def warps_refused(watched: Watched) -> tuple[Kind, str] | None:
     return None
 
 
-def failure(case: Case, watched: Watched, before: dict) -> tuple[Kind, str] | None:
-    """What kind of mistake the call `watched` made and the words that say it, or None where
-    it did what the case asks. Every verdict comes from the judge's buffers; the record only
-    says why."""
+def failure(case: Case, watched: Watched, before: dict) -> Verdict | None:
+    """What the call `watched` did wrong, or None where it did what the case asks. Every
+    verdict comes from the judge's buffers; the record only says why."""
     refused = warps_refused(watched)
     if refused:
-        return refused
+        return Verdict(*refused)
     wrong = wrong_buffers(case, watched, before)
     if wrong:
-        output_wrong, kind, message = wrong
+        output_wrong, verdict = wrong
+        kind, message, tiles = verdict
         if output_wrong:
             kind, message = why_not_the_kernel(watched, case.hints) or (kind, message)
             message += read_in_source(case) + (KEPT_ADVICE if watched.kept else "")
-        return kind, message + read_in_kernels(case)
+        return Verdict(kind, message + read_in_kernels(case), tiles)
     if not watched.returned.is_view_of(case.out.tensor):
-        return (
+        return Verdict(
             Kind.WRONG_RETURN,
             "when `out` is given, the function must write into it and return it.",
         )
-    return strides_sidestepped(case, watched) or config_not_used(case, watched)
+    found = strides_sidestepped(case, watched) or config_not_used(case, watched)
+    return Verdict(*found) if found else None
 
 
 def in_row_chunk_tails(g: Guarded, offsets: list[int]) -> bool:
@@ -725,14 +728,14 @@ def config_not_used(case: Case, watched: Watched) -> tuple[Kind, str] | None:
     )
 
 
-def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kind, str] | None:
+def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Verdict] | None:
     """What the judge's buffers show is wrong, or None: (whether the output is wrong or
-    unwritten, the kind of mistake, the message)."""
+    unwritten, the verdict)."""
     out = case.out.tensor
     launch = watched.launches[-1] if watched.launches else None
     misplaced = misplaced_stores(case.out)
     if misplaced:
-        return True, Kind.STRIDES, misplaced
+        return True, Verdict(Kind.STRIDES, misplaced)
     # a stray store lands in the output's padding first, and further on in other buffers
     outside = case.out.written_outside()
     if outside:
@@ -741,8 +744,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
             or case.why_outside(launch, "out", outside)
             or case.hints.outside
         )
-        return (
-            False,
+        return False, Verdict(
             Kind.WROTE_OUTSIDE,
             (
                 f"wrote {_elements(len(outside))} outside the output: "
@@ -752,8 +754,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
         if changed:
-            return (
-                False,
+            return False, Verdict(
                 Kind.CHANGED_INPUT,
                 (
                     f"the kernel changed {changed} elements of the input `{name}` (or the "
@@ -781,8 +782,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
                 or "Mask every load as the store is masked."
             )
             kind = Kind.READ_BEFORE_START if max(offsets) < 0 else Kind.READ_OUTSIDE
-            return (
-                False,
+            return False, Verdict(
                 kind,
                 (
                     f"read {_elements(count)} outside `{name}`{shown}: "
@@ -798,8 +798,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
             and not any(launch.touches(out) for launch in watched.launches)
             and not copies_touching(watched, [out])
         ):
-            return (
-                True,
+            return True, Verdict(
                 Kind.NO_LAUNCH,
                 (
                     "no kernel launch was given the output tensor `out`: the kernel must write "
@@ -812,8 +811,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
         where = f"(first at index {format_index(first)}{', ' + who if who else ''})"
         if adds_with_atomics(case):
             # an atomic add into the judge's fill (NaN) keeps it NaN
-            return (
-                True,
+            return True, Verdict(
                 Kind.NOT_ZEROED,
                 (
                     f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
@@ -831,7 +829,8 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
         tiles = map_of_tiles(case, watched, unwritten)
         advice = reads or case.why_unwritten(launch, unwritten) or case.hints.unwritten
         kind = Kind.RACE if reads else Kind.NEVER_WRITTEN
-        return True, kind, seen + (f"{tiles}\n{advice}" if tiles else f" {advice}")
+        said = seen + (f"{drawn(tiles)}\n{advice}" if tiles else f" {advice}")
+        return True, Verdict(kind, said, tiles)
     report = compare(out, case.expected, case.tol, owner)
     if report:
         # a recognised mistake is named first: some leave NaN where they divide 0 by 0
@@ -844,7 +843,9 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Kin
             kind = Kind.NOT_ZEROED if advice and adds_with_atomics(case) else kind
         advice = advice or values_advice(out, case.expected, case.hints)
         tiles = map_of_tiles(case, watched, unwritten)
-        return True, kind, f"wrong values.\n{report}{tiles}\n{advice}".rstrip()
+        return True, Verdict(
+            kind, f"wrong values.\n{report}{drawn(tiles)}\n{advice}".rstrip(), tiles
+        )
     return None
 
 

@@ -37,16 +37,17 @@ NOT_RUN = "not run: "
 
 
 class CaseFailed(pytest.fail.Exception):
-    """A case's verdict: the kind of mistake it showed (drills.failures), its message, and the
-    case's name in it (its label; "" for a check that fails as a whole)."""
+    """A case's verdict: the kind of mistake it showed (drills.failures), its message, the
+    case's name in it (its label; "" for a check that fails as a whole), and the map of the
+    output's tiles where the message draws one (a TileMap)."""
 
-    def __init__(self, kind: Kind, message: str, label: str = ""):
+    def __init__(self, kind: Kind, message: str, label: str = "", tiles=None):
         super().__init__(f"case {label}: {message}" if label else message, pytrace=False)
-        self.kind, self.text, self.label = kind, message, label
+        self.kind, self.text, self.label, self.tiles = kind, message, label, tiles
 
 
-def fail(kind: Kind, message: str, label: str = "") -> typing.NoReturn:
-    raise CaseFailed(kind, message, label)
+def fail(kind: Kind, message: str, label: str = "", tiles=None) -> typing.NoReturn:
+    raise CaseFailed(kind, message, label, tiles)
 
 
 def not_applicable(why: str):
