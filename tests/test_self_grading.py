@@ -837,7 +837,7 @@ def test_an_autotune_key_that_is_not_an_argument_is_named_on_every_triton(tmp_pa
     name = "computes its grid from the config autotune chose (every config)"
     result = grading.grade(catalog.find("t4"), str(tmp_path), kind(), only_checks=[name])
     check = next(c for c in result.checks if c.name == name)
-    if versions.parse(triton.__version__) >= (3, 9):
+    if runtime.major_minor(triton.__version__) >= (3, 9):
         assert check.score == 0 and "key=['M', 'N', 'K']" in check.message, check.message
     else:
         assert check.score == check.max_score, check.message

@@ -2,7 +2,7 @@
 lanes past it land after the end of x and out. Told that the columns ran on, not that the rows
 do not exist."""
 
-LOSES = ["softmax"]
+LOSES = ["padding"]
 SAYS = "ran on past n_cols"
 EDITS = [
     (
