@@ -107,6 +107,49 @@ def _grade_command(drill_id: str, impl: str, check_text: str = "") -> str:
     return command + (f" CHECK={shlex.quote(check_text)}" if check_text else "")
 
 
+# The Next: line, per language: what to do after a grade.
+NEXT_WORDS = {
+    "en": {
+        "again_watching": "save it: watch grades it again",
+        "again": "run `{command}`",
+        "not_started": "Next: read {lesson}, fill in the TODOs in {source} (start by deleting "
+        "the `raise NotStarted` line), then {again}.",
+        "error": "Next: make {source} importable (the error is above), then {again}.",
+        "stopped": "Next: see above what stopped the grading of {source}, then {again}.",
+        "one_problem": "the one problem above, which every failing check ran into,",
+        "fix": "Next: fix {what} in {source} (lesson: {lesson}), then {again}.",
+        "checks_pass": "Next: the checks matching {text!r} pass; grade the whole drill: "
+        "`{command}`.",
+        "all_pass": "Next: every selected drill passes. Compare your kernels with solutions/ "
+        "and try the experiments in each drill's notes.",
+        "still_watching": " Watch keeps watching {source} (Ctrl-C stops it).",
+        "watch_stays": "Next: {drill} (read {lesson}). Watch stays on {source}, as you asked, "
+        "and grades each save; for {id}, stop it (Ctrl-C) and run `make watch DRILL={id}`.",
+        "watch_moves": "Next: watch moves on to {drill}: read {lesson} and edit {mine}; every "
+        "save grades it.",
+        "next_drill": "Next: {drill}: read {lesson}, then run `make grade DRILL={id}`.",
+    },
+    "zh": {
+        "again_watching": "保存文件：watch 会重新评分",
+        "again": "运行 `{command}`",
+        "not_started": "下一步：读 {lesson}，完成 {source} 里的 TODO（先删掉 `raise NotStarted` "
+        "那一行），然后{again}。",
+        "error": "下一步：先让 {source} 能被导入（错误见上文），然后{again}。",
+        "stopped": "下一步：看上文是什么让 {source} 的评分停了下来，然后{again}。",
+        "one_problem": "上面那个所有失败的检查项都遇到的问题",
+        "fix": "下一步：在 {source} 里修好{what}（课文：{lesson}），然后{again}。",
+        "checks_pass": "下一步：匹配 {text!r} 的检查项都通过了；给整个练习评分：`{command}`。",
+        "all_pass": "下一步：选中的练习都通过了。和 solutions/ 里的参考答案对照，再试试各课"
+        "说明里的实验。",
+        "still_watching": "watch 继续盯着 {source}（Ctrl-C 停止）。",
+        "watch_stays": "下一步：{drill}（读 {lesson}）。按你的要求，watch 留在 {source}，"
+        "每次保存都评分；要做 {id}，先按 Ctrl-C 停止，再运行 `make watch DRILL={id}`。",
+        "watch_moves": "下一步：watch 换到 {drill}：读 {lesson}，编辑 {mine}；每次保存都评分。",
+        "next_drill": "下一步：{drill}：读 {lesson}，然后运行 `make grade DRILL={id}`。",
+    },
+}
+
+
 def next_step(
     r: DrillResult | None,
     impl: str,
@@ -116,67 +159,51 @@ def next_step(
     watching: str | None = None,
     language: str = "en",
 ) -> str:
-    """The `Next:` line: what to do after this grade. `check_text`: only the checks whose names
-    hold it were run; `watching`: `make watch` ran the grade, and grades again on every save,
-    moving on after a pass ("course") or staying on the drill it was given ("drill");
-    `language`: the edition of the lesson it names."""
+    """The `Next:` line: what to do after this grade, in `language`. `check_text`: only the
+    checks whose names hold it were run; `watching`: `make watch` ran the grade, and grades
+    again on every save, moving on after a pass ("course") or staying on the drill it was given
+    ("drill")."""
+    words = NEXT_WORDS[language]
     if r is None:
         return _next_after_a_pass(impl, results, check_text, watching, language)
     drill = catalog.find(r.id)
     lesson = drill.in_language(drill.lesson, language).relative_to(catalog.ROOT)
-    again = (
-        "save it: watch grades it again"
-        if watching
-        else f"run `{_grade_command(r.id, impl, check_text)}`"
-    )
-    if r.status == "not_started":
-        return (
-            f"Next: read {lesson}, fill in the TODOs in {r.source} (start by deleting the "
-            f"`raise NotStarted` line), then {again}."
-        )
-    if r.status == "error":
-        return f"Next: make {r.source} importable (the error is above), then {again}."
+    command = _grade_command(r.id, impl, check_text)
+    again = words["again_watching"] if watching else words["again"].format(command=command)
+    if r.status in ("not_started", "error"):
+        return words[r.status].format(lesson=lesson, source=r.source, again=again)
     if not failing_checks(r):  # the grading stopped before any check: the message says why
-        return f"Next: see above what stopped the grading of {r.source}, then {again}."
+        return words["stopped"].format(source=r.source, again=again)
     first, *others = failing_checks(r)
     if others and all(c.message == first.message for c in others):
-        what = "the one problem above, which every failing check ran into,"
+        what = words["one_problem"]
     else:
         what = f'"{first.name}"'
-    return f"Next: fix {what} in {r.source} (lesson: {lesson}), then {again}."
+    return words["fix"].format(what=what, source=r.source, lesson=lesson, again=again)
 
 
 def _next_after_a_pass(
     impl: str, results: list[DrillResult], check_text: str, watching: str | None, language: str
 ) -> str:
+    words = NEXT_WORDS[language]
     if check_text:
         whole = _grade_command(results[0].id, impl)
-        return f"Next: the checks matching {check_text!r} pass; grade the whole drill: `{whole}`."
+        return words["checks_pass"].format(text=check_text, command=whole)
     after = _drill_after(results) if impl == "mine" else None
     if after is None:
-        done = (
-            "Next: every selected drill passes. Compare your kernels with solutions/ and "
-            "try the experiments in each drill's notes."
-        )
+        done = words["all_pass"]
         if watching:
-            done += f" Watch keeps watching {results[-1].source} (Ctrl-C stops it)."
+            done += words["still_watching"].format(source=results[-1].source)
         return done
     lesson = after.in_language(after.lesson, language).relative_to(catalog.ROOT)
+    named = f"{after.id} · {after.title}"
     if watching == "drill":
-        return (
-            f"Next: {after.id} · {after.title} (read {lesson}). Watch stays on "
-            f"{results[-1].source}, as you asked, and grades each save; for {after.id}, stop it "
-            f"(Ctrl-C) and run `make watch DRILL={after.id}`."
-        )
+        source = results[-1].source
+        return words["watch_stays"].format(drill=named, lesson=lesson, source=source, id=after.id)
     if watching:
         mine = after.source("mine").relative_to(catalog.ROOT)
-        return (
-            f"Next: watch moves on to {after.id} · {after.title}: read {lesson} and edit "
-            f"{mine}; every save grades it."
-        )
-    return (
-        f"Next: {after.id} · {after.title}: read {lesson}, then run `make grade DRILL={after.id}`."
-    )
+        return words["watch_moves"].format(drill=named, lesson=lesson, mine=mine)
+    return words["next_drill"].format(drill=named, lesson=lesson, id=after.id)
 
 
 def failure_of(c: CheckResult) -> Failure:

@@ -474,3 +474,18 @@ def test_progress_and_watch_speak_the_kept_language(monkeypatch, tmp_path, capsy
     assert tools._ago(7200, tools.PROGRESS_WORDS["en"]["ago"]) == "2 hours ago"
     assert tools._ago(60, tools.PROGRESS_WORDS["en"]["ago"]) == "1 minute ago"
     assert set(tools.WATCH_WORDS["zh"]) == set(tools.WATCH_WORDS["en"])
+
+
+def test_the_next_line_speaks_the_language_asked_for():
+    from drills import report
+    from drills.grading import DrillResult
+
+    assert set(report.NEXT_WORDS["zh"]) == set(report.NEXT_WORDS["en"])
+    stub = DrillResult("t1", "t1_add", "Vector add", "not_started", 0, 100, 0.1, [])
+    stub.source = "mine/t1_add.py"
+    said = report.next_step(stub, "mine", [stub], language="zh")
+    assert said.startswith("下一步：读 content/zh/t1_add.md") and "make grade DRILL=t1" in said
+    passed = DrillResult("t1", "t1_add", "Vector add", "passed", 100, 100, 1.0, [])
+    passed.source = "mine/t1_add.py"
+    said = report.next_step(None, "mine", [passed], language="zh")
+    assert said.startswith("下一步：t2 · ") and "content/zh/t2_softmax.md" in said
