@@ -46,6 +46,19 @@ class Kind(StrEnum):
     GRADER_FAILED = "grader_failed"  # the judge's own failure, never the learner's
 
 
+# The kind of mistake each way of failing is, where nothing names another: how a case failed
+# (drills.judge.remote.LearnerError's kind) and a check's status ("error": an import failed).
+SHOWN_BY_STATUS = {
+    "not_started": Kind.NOT_STARTED,
+    "import_error": Kind.IMPORT_ERROR,
+    "error": Kind.IMPORT_ERROR,
+    "timeout": Kind.TIMEOUT,
+    "crashed": Kind.CRASHED,
+    "cuda_fault": Kind.CUDA_FAULT,
+    "out_of_resources": Kind.GPU_REFUSES,
+}
+
+
 @dataclass
 class Failure:
     """One failing case. `details` is everything the message says after the symptom, the

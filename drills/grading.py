@@ -22,7 +22,7 @@ from pathlib import Path
 
 from drills import catalog, integrity, processes
 from drills.catalog import source_file
-from drills.failures import Failure, Kind
+from drills.failures import SHOWN_BY_STATUS, Failure, Kind
 from drills.judge import forks, syntax
 from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
@@ -401,7 +401,7 @@ def _send_job(channel: socket.socket, job: str) -> None:
 def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
     item = next(c for c in run.collected if c["nodeid"] == nodeid)
     case = nodeid[nodeid.index("[") + 1 : -1] if "[" in nodeid else ""
-    shows = Kind.TIMEOUT if kind == "timeout" else Kind.CRASHED
+    shows = SHOWN_BY_STATUS[kind]
     return {
         "nodeid": nodeid,
         "check": item["check"],

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import catalog, chinese
-from drills.failures import Failure, Kind
+from drills.failures import SHOWN_BY_STATUS, Failure, Kind
 from drills.grading import CheckResult, DrillResult
 
 STYLE = {
@@ -212,15 +212,6 @@ def failure_of(c: CheckResult) -> Failure:
     if c.failure:
         return Failure.from_json(c.failure)
     return Failure(SHOWN_BY_STATUS.get(c.status, Kind.GRADER_FAILED), c.message, case=c.case)
-
-
-# the kind of a failure without a record, by the check's status
-SHOWN_BY_STATUS = {
-    "not_started": Kind.NOT_STARTED,
-    "error": Kind.IMPORT_ERROR,
-    "crashed": Kind.CRASHED,
-    "timeout": Kind.TIMEOUT,
-}
 
 
 def where(c: CheckResult, failure: Failure) -> str:

@@ -29,7 +29,7 @@ import torch
 
 from drills import catalog, processes, runtime
 from drills.errors import explain
-from drills.failures import Kind
+from drills.failures import SHOWN_BY_STATUS, Kind
 from drills.judge import forks, gpu_compile
 from drills.judge.gpu_compile import judge_cache, kernels_cache
 from drills.judge.source import LearnerSource
@@ -60,17 +60,6 @@ class LearnerError(Exception):
         super().__init__(message)
         self.kind, self.line = kind, line
         self.shows = shows or SHOWN_BY_STATUS.get(kind, Kind.RAISED)
-
-
-# the kind of mistake each way of failing is, unless its raiser names another
-SHOWN_BY_STATUS = {
-    "not_started": Kind.NOT_STARTED,
-    "import_error": Kind.IMPORT_ERROR,
-    "timeout": Kind.TIMEOUT,
-    "crashed": Kind.CRASHED,
-    "cuda_fault": Kind.CUDA_FAULT,
-    "out_of_resources": Kind.GPU_REFUSES,
-}
 
 
 class JudgesOwnFailure(Exception):
