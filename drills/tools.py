@@ -84,15 +84,29 @@ def backup(path: Path) -> Path:
     return copy
 
 
+# What `make reset` says, per language.
+RESET_WORDS = {
+    "en": {
+        "saved": "Your {shown} is saved as {copy}. To bring it back: cp {copy} {shown}",
+        "stub": "{shown} is the untouched stub again.",
+    },
+    "zh": {
+        "saved": "你的 {shown} 已备份为 {copy}。要恢复它：cp {copy} {shown}",
+        "stub": "{shown} 又是未改动的练习模板了。",
+    },
+}
+
+
 def reset(drill: catalog.Drill) -> int:
     """Back up mine/'s file, then put the stub back. The hints already shown stay shown."""
+    words = RESET_WORDS[chinese.language()]
     target = drill.source("mine")
     shown = target.relative_to(catalog.ROOT)
     if target.exists():
         copy = backup(target).relative_to(catalog.ROOT)
-        print(f"Your {shown} is saved as {copy}. To bring it back: cp {copy} {shown}")
+        print(words["saved"].format(shown=shown, copy=copy))
     shutil.copyfile(drill.stub, target)
-    print(f"{shown} is the untouched stub again.")
+    print(words["stub"].format(shown=shown))
     return 0
 
 
@@ -101,19 +115,34 @@ def reset(drill: catalog.Drill) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# What `make compare` says, per language.
+COMPARE_WORDS = {
+    "en": {
+        "not_passed": "{id} has not passed yet (as last graded), and the reference solution "
+        "gives the drill away.",
+        "anyway": "To see it anyway: make compare DRILL={id} YES=1",
+        "ask": "Show it anyway? [y/N] ",
+        "same": "{mine} is the same as the reference.",
+    },
+    "zh": {
+        "not_passed": "{id} 还没有通过（以上次评分为准），参考答案会把这道练习的解法直接告诉你。",
+        "anyway": "仍然要看：make compare DRILL={id} YES=1",
+        "ask": "仍然显示吗？[y/N] ",
+        "same": "{mine} 与参考答案完全相同。",
+    },
+}
+
+
 def compare(drill: catalog.Drill, assume_yes: bool) -> int:
+    words = COMPARE_WORDS[chinese.language()]
     mine, reference = drill.source("mine"), drill.source("solutions")
     if not assume_yes and state.last_status(drill) != "passed":
         # on stderr: under `make compare | less` the question must still be seen
-        print(
-            f"{drill.id} has not passed yet (as last graded), and the reference solution gives "
-            "the drill away.",
-            file=sys.stderr,
-        )
+        print(words["not_passed"].format(id=drill.id), file=sys.stderr)
         if not sys.stdin.isatty():
-            print(f"To see it anyway: make compare DRILL={drill.id} YES=1", file=sys.stderr)
+            print(words["anyway"].format(id=drill.id), file=sys.stderr)
             return 1
-        print("Show it anyway? [y/N] ", end="", file=sys.stderr, flush=True)
+        print(words["ask"], end="", file=sys.stderr, flush=True)
         if input().strip().lower() not in ("y", "yes"):
             return 1
     lines = list(
@@ -125,7 +154,7 @@ def compare(drill: catalog.Drill, assume_yes: bool) -> int:
         )
     )
     if not lines:
-        print(f"{mine.relative_to(catalog.ROOT)} is the same as the reference.")
+        print(words["same"].format(mine=mine.relative_to(catalog.ROOT)))
     sys.stdout.writelines(lines)
     return 0
 
@@ -220,17 +249,47 @@ def _version(name: str) -> tuple[str, tuple[int, ...]]:
     return text, numbers
 
 
+# What `make doctor` says, per language (the versions' line is the grader's own, in English).
+DOCTOR_WORDS = {
+    "en": {
+        "interpreter": "kernels run as Python on the CPU; benchmarks and GPU-only cases need a GPU",
+        "problem": "problem",
+        "numpy": "numpy {numpy} with triton {triton}: numpy 2.4 broke every loop with a runtime "
+        "bound in triton's CPU interpreter up to 3.6 (fixed in 3.7), so t3's K loop fails there. "
+        "On the CPU: .venv/bin/pip install 'numpy<2.4'. Grading on a GPU is not affected.",
+        "grading": "Grading the reference solutions here, to check the environment itself "
+        "(under a minute on 2 idle cores, longer on a busy machine)...",
+        "still": "  still running ({seconds:.0f} s)",
+        "broken": "The reference solutions do not all pass here, so the problem is the "
+        "environment, not your code. Fix the problems above, or rebuild it with `make clean` "
+        "then `make grade`. The grader's output:",
+        "fine": "The environment is fine: the reference solutions pass. `make grade` grades yours.",
+    },
+    "zh": {
+        "interpreter": "kernel 在 CPU 上以 Python 运行；基准测试和只在 GPU 上跑的用例需要 GPU",
+        "problem": "问题",
+        "numpy": "numpy {numpy} 搭配 triton {triton}：numpy 2.4 让 triton 3.6 及更早版本的 CPU "
+        "解释器里所有上界在运行时才确定的循环都出错（3.7 已修复），所以 t3 的 K 循环在这里会失败。"
+        "在 CPU 上：.venv/bin/pip install 'numpy<2.4'。在 GPU 上评分不受影响。",
+        "grading": "正在这里给参考答案评分，用来检查环境本身（空闲的 2 核机器上不到一分钟，"
+        "机器忙时更久）……",
+        "still": "  仍在运行（{seconds:.0f} 秒）",
+        "broken": "参考答案在这里没有全部通过，所以问题出在环境，不在你的代码。修好上面列出的问题，"
+        "或者先 `make clean` 再 `make grade` 重建环境。评分器的输出：",
+        "fine": "环境没有问题：参考答案都通过了。`make grade` 给你的代码评分。",
+    },
+}
+
+
 def known_problems(versions: dict[str, tuple[str, tuple[int, ...]]], on_gpu: bool) -> list[str]:
     """Combinations known to break the drills where they run (GPU or interpreter), each with
-    what to do."""
+    what to do, in the chosen language."""
     problems = []
     triton, numpy = versions["triton"][1], versions["numpy"][1]
     if not on_gpu and triton and numpy and triton < (3, 7) and numpy >= (2, 4):
+        words = DOCTOR_WORDS[chinese.language()]
         problems.append(
-            f"numpy {versions['numpy'][0]} with triton {versions['triton'][0]}: numpy 2.4 "
-            "broke every loop with a runtime bound in triton's CPU interpreter up to 3.6 (fixed "
-            "in 3.7), so t3's K loop fails there. On the CPU: .venv/bin/pip install 'numpy<2.4'. "
-            "Grading on a GPU is not affected."
+            words["numpy"].format(numpy=versions["numpy"][0], triton=versions["triton"][0])
         )
     return problems
 
@@ -253,7 +312,8 @@ def run_showing_progress(command: list[str], every: float = 15.0) -> subprocess.
                 grader.wait(timeout=every)
                 break
             except subprocess.TimeoutExpired:
-                print(f"  still running ({time.monotonic() - started:.0f} s)", flush=True)
+                still = DOCTOR_WORDS[chinese.language()]["still"]
+                print(still.format(seconds=time.monotonic() - started), flush=True)
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(grader.args, grader.returncode, out.read(), err.read())
@@ -267,42 +327,29 @@ def doctor() -> int:
     from drills import runtime
     from drills.versions import unsupported
 
+    words = DOCTOR_WORDS[chinese.language()]
     rt = runtime.current()
     if rt.is_gpu:
         print(f"runtime  {rt.description}")
     else:
-        print(
-            f"runtime  {rt.description}: kernels run as Python on the CPU; benchmarks and "
-            "GPU-only cases need a GPU"
-        )
+        print(f"runtime  {rt.description}: {words['interpreter']}")
     problems = known_problems(versions, on_gpu=rt.is_gpu)
-    for problem in problems:
-        print(f"\nproblem: {problem}")
     outside = unsupported({name: text for name, (text, _) in versions.items()})
+    # the grader refuses versions outside the range before it grades anything
+    for problem in [*problems, outside] if outside else problems:
+        print(f"\n{words['problem']}: {problem}")
     if outside:
-        # the grader refuses such versions before it grades anything
-        print(f"\nproblem: {outside}")
         return 1
-    print(
-        "\nGrading the reference solutions here, to check the environment itself (under a "
-        "minute on 2 idle cores, longer on a busy machine)...",
-        flush=True,
-    )
+    print("\n" + words["grading"], flush=True)
     done = run_showing_progress([sys.executable, "grader.py", "--impl", "solutions"])
     table = [line for line in done.stdout.splitlines() if re.match(r"t\d ", line)]
     print("\n".join(table))
     if done.returncode != 0:
-        print(
-            "\nThe reference solutions do not all pass here, so the problem is the "
-            "environment, not your code. Fix the problems above, or rebuild it with "
-            "`make clean` then `make grade`. The grader's output:\n"
-            + done.stdout[-3000:]
-            + done.stderr[-2000:]
-        )
+        print(f"\n{words['broken']}\n" + done.stdout[-3000:] + done.stderr[-2000:])
         return 1
     if problems:
         return 1
-    print("\nThe environment is fine: the reference solutions pass. `make grade` grades yours.")
+    print("\n" + words["fine"])
     return 0
 
 

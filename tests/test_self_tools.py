@@ -489,3 +489,22 @@ def test_the_next_line_speaks_the_language_asked_for():
     passed.source = "mine/t1_add.py"
     said = report.next_step(None, "mine", [passed], language="zh")
     assert said.startswith("下一步：t2 · ") and "content/zh/t2_softmax.md" in said
+
+
+def test_reset_compare_and_doctor_speak_the_language_kept(clone, monkeypatch):
+    for words in (tools.RESET_WORDS, tools.COMPARE_WORDS, tools.DOCTOR_WORDS, tools.HINT_WORDS):
+        assert set(words["zh"]) == set(words["en"])
+    (clone / "mine" / "t2_softmax.py").write_text("# my work in progress\n")
+    reset = tool(clone, "reset", "t2", lang="zh_CN.UTF-8")
+    assert "已备份为 mine/.backup/t2_softmax." in reset.stdout, reset.stdout
+    assert "mine/t2_softmax.py 又是未改动的练习模板了" in reset.stdout
+    refused = tool(clone, "compare", "t1", lang="zh_CN.UTF-8")
+    assert refused.returncode == 1 and "仍然要看：make compare DRILL=t1 YES=1" in refused.stderr
+    shutil.copy2(ROOT / "solutions" / "t1_add.py", clone / "mine" / "t1_add.py")
+    same = tool(clone, "compare", "t1", "--yes", lang="zh_CN.UTF-8")
+    assert "mine/t1_add.py 与参考答案完全相同" in same.stdout
+    # the doctor's own lines; the numpy problem it knows, in Chinese
+    breaks = {"triton": ("3.6.0", (3, 6, 0)), "numpy": ("2.4.1", (2, 4, 1))}
+    monkeypatch.setenv("DRILLS_LANG", "zh")
+    (problem,) = tools.known_problems(breaks, on_gpu=False)
+    assert "numpy 2.4.1 搭配 triton 3.6.0" in problem and "pip install 'numpy<2.4'" in problem
