@@ -77,7 +77,7 @@ def test_stub_mirrors_solution(drill):
 def test_t4_lesson_pictures_match_the_reference_helper():
     """The lesson's pid pictures are what the reference's grouped_tile computes."""
     from drills.judge.remote import LearnerCode
-    from tests.test_t4_matmul import pid_grid
+    from tests.test_t4_matmul import pid_grid, probe_grouped_tile
 
     solution = LearnerCode(
         ROOT / "solutions" / "t4_matmul.py", "solutions/t4_matmul.py", 60, time.time() + 600
@@ -85,7 +85,7 @@ def test_t4_lesson_pictures_match_the_reference_helper():
     lesson = (ROOT / "content" / "t4_matmul.md").read_text()
     try:
         for num_pid_m, num_pid_n, group in [(4, 4, 1), (4, 4, 2), (5, 4, 2)]:
-            tiles = solution.probe_grouped_tile(num_pid_m, num_pid_n, group)
+            tiles = probe_grouped_tile(solution, num_pid_m, num_pid_n, group)
             picture = pid_grid(tiles, num_pid_m, num_pid_n)
             assert f"```\n{picture}\n```" in lesson, (
                 f"{num_pid_m}x{num_pid_n}, G={group}:\n{picture}"

@@ -15,7 +15,7 @@ import torch
 from drills import runtime, spec
 from drills.bench import Bench, Shape
 from drills.failures import Kind
-from drills.judge.remote import LearnerError
+from drills.judge.remote import LearnerError, shared_empty
 from drills.judge.testing import (
     MANY_TILES,
     Case,
@@ -468,6 +468,39 @@ GROUPED = [(4, 4, 2), (6, 3, 3), (8, 5, 1), (2, 2, 4), (16, 16, 8)]
 LAST_GROUPS = [(5, 3, 2), (7, 4, 4), (3, 5, 8), (10, 3, 8)]
 
 
+# The judge's kernel that probes the helper, appended to the learner's kernels: grouped_tile
+# resolves there.
+PROBE_SOURCE = """
+
+@triton.jit
+def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tl.store(pid_m_ptr + pid, pid_m)
+    tl.store(pid_n_ptr + pid, pid_n)
+"""
+
+
+def probe_grouped_tile(impl, num_pid_m: int, num_pid_n: int, group: int) -> list[tuple]:
+    """(pid_m, pid_n) of every pid, as the learner's grouped_tile computes them, run by the
+    judge's executor."""
+    impl.check_readable("matmul")
+    total = num_pid_m * num_pid_n
+    pid_m, pid_n = (shared_empty(total, torch.int32, device()).fill_(-1) for _ in range(2))
+    impl.probe(
+        PROBE_SOURCE,
+        "probe_grouped_tile",
+        total,
+        "grouped_tile",
+        pid_m_ptr=pid_m,
+        pid_n_ptr=pid_n,
+        num_pid_m=num_pid_m,
+        num_pid_n=num_pid_n,
+        GROUP_SIZE_M=group,
+    )
+    return list(zip(pid_m.tolist(), pid_n.tolist(), strict=True))
+
+
 def probed_helper(impl) -> None:
     """The probe needs the drill's helper, grouped_tile(pid, num_pid_m, num_pid_n,
     GROUP_SIZE_M); a kernel that computes its tile inline, as triton's tutorial does, or
@@ -490,7 +523,7 @@ def probed_helper(impl) -> None:
 def test_grouped_order(impl, grid):
     probed_helper(impl)
     grid = sides(grid, seed=0)
-    tiles = impl.probe_grouped_tile(*grid)
+    tiles = probe_grouped_tile(impl, *grid)
     problem = grouping_problem(tiles, *grid)
     if problem:
         short_group = grid[0] % grid[2] and "min(num_pid_m - first_pid_m" not in problem
@@ -664,7 +697,7 @@ def test_last_group(impl, grid):
     num_pid_m, num_pid_n, group = sides(grid, seed=1)
     # a short last group is what this check is about: rows of tiles one past a multiple
     grid = (num_pid_m + (num_pid_m % group == 0), num_pid_n, group)
-    tiles = impl.probe_grouped_tile(*grid)
+    tiles = probe_grouped_tile(impl, *grid)
     problem = grouping_problem(tiles, *grid)
     if problem:
         # a pid past the last row of tiles comes with the clipping advice already

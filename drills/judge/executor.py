@@ -39,7 +39,7 @@ import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
 from drills.judge import libdevice
-from drills.judge.gpu_compile import PROBE_SOURCE, LoadedKernels, constexpr_value
+from drills.judge.gpu_compile import LoadedKernels, constexpr_value
 from drills.judge.past_end import PastTheEnd
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -558,7 +558,7 @@ class Storages:
 class Executor:
     def __init__(self):
         self.module: LoadedKernels | None = None
-        self.probing: LoadedKernels | None = None
+        self.probing: tuple[str, LoadedKernels] | None = None  # (the judge's source, loaded)
         self.device = "cuda" if ON_GPU else "cpu"
         # the launch a request is running, and its place among the request's launches: a GPU
         # fault is reported with the launch that made it
@@ -722,16 +722,21 @@ class Executor:
         return regions
 
     def op_probe(self, message: dict, buffers: dict) -> dict:
-        """Run the learner's grouped_tile for every pid of a grid of tiles (T4)."""
-        if self.probing is None:
-            self.kernel("grouped_tile")
-            text = self.module.text + PROBE_SOURCE
-            self.probing = LoadedKernels(text, self.module.shown_as, self.module.left_out)
+        """Run a kernel of the judge's, appended to the learner's kernels so that it can call
+        their helper message["calls"], on one axis of message["programs"] programs."""
+        self.kernel(message["calls"])  # refused by name where the file has no such helper
+        source = message["source"]
+        if self.probing is None or self.probing[0] != source:
+            loaded = LoadedKernels(
+                self.module.text + source, self.module.shown_as, self.module.left_out
+            )
+            self.probing = (source, loaded)
         storages = Storages(buffers, self.device)
-        pid_m, pid_n = storages.view(message["pid_m"]), storages.view(message["pid_n"])
-        self.probing.kernels["probe_grouped_tile"][(pid_m.numel(),)](
-            pid_m, pid_n, message["num_pid_m"], message["num_pid_n"], GROUP_SIZE_M=message["group"]
-        )
+        args = {
+            name: storages.view(value) if isinstance(value, dict) else value
+            for name, value in message["args"].items()
+        }
+        self.probing[1].kernels[message["kernel"]][(message["programs"],)](**args)
         if ON_GPU:
             torch.cuda.synchronize()
         return {}

@@ -261,18 +261,6 @@ class Compiler:
         return death(self.process.wait())
 
 
-# A judge's kernel, appended to the learner's kernel module: grouped_tile resolves there.
-PROBE_SOURCE = """
-
-@triton.jit
-def probe_grouped_tile(pid_m_ptr, pid_n_ptr, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    pid_m, pid_n = grouped_tile(pid, num_pid_m, num_pid_n, GROUP_SIZE_M)
-    tl.store(pid_m_ptr + pid, pid_m)
-    tl.store(pid_n_ptr + pid, pid_n)
-"""
-
-
 def environment(cache: str) -> dict[str, str]:
     """A compile process's environment: what a runner's holds (nothing of the judge's, the seed
     least of all), without the interpreter, and `cache` for triton's."""

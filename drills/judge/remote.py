@@ -259,6 +259,11 @@ class ChildProcess:
             raise self.import_error
         self.greeted = True
 
+    def signal_to_end(self) -> None:
+        """SIGKILL it without waiting; stop() then waits."""
+        if self.process is not None:
+            processes.signal_tree(self.process)
+
     def stop(self) -> None:
         if self.process is not None:
             processes.kill_tree(self.process)
@@ -758,40 +763,39 @@ class LearnerCode:
         listed = listed.get(kernel) if isinstance(listed, dict) else None
         return [str(c)[:300] for c in listed[:64]] if isinstance(listed, list) else []
 
-    def probe_grouped_tile(self, num_pid_m: int, num_pid_n: int, group: int) -> list[tuple]:
-        """(pid_m, pid_n) of every pid, as the learner's grouped_tile computes them (T4), run
-        by the judge's executor."""
-        self.check_readable("matmul")
-        total = num_pid_m * num_pid_n
-        device = runtime.current().device
-        pid_m, pid_n = (shared_empty(total, torch.int32, device) for _ in range(2))
-        pid_m.fill_(-1)
-        pid_n.fill_(-1)
-        if not runtime.current().is_gpu:  # counted only where a GPU would compile it too
-            pointer = {"tensor": "int32"}
-            probe = {"pid_m_ptr": pointer, "pid_n_ptr": pointer, "num_pid_m": num_pid_m}
-            probe |= {"num_pid_n": num_pid_n, "GROUP_SIZE_M": group}
-            launch = SimpleNamespace(kernel="probe_grouped_tile", args=probe)
-            errors = gpu_compile.failures(self, [launch], gpu_compile.PROBE_SOURCE)
+    def probe(self, source: str, kernel: str, programs: int, calls: str, **args) -> None:
+        """Run `kernel`, a kernel of the judge's in `source`, appended to the file's kernels so
+        that it can call `calls`, a helper of the file's, on `programs` programs with `args`
+        (the judge's tensors, written in place, numbers, and constexprs by name). On the
+        interpreter it is compiled as a GPU would compile it first: a helper that only a GPU
+        refuses fails here too. The drill's suite says what it probes (T4: grouped_tile)."""
+        if not runtime.current().is_gpu:
+            described = {
+                name: {"tensor": _name(value.dtype)} if isinstance(value, torch.Tensor) else value
+                for name, value in args.items()
+            }
+            launch = SimpleNamespace(kernel=kernel, args=described)
+            errors = gpu_compile.failures(self, [launch], source)
             if errors:
                 message = self.source.in_file_lines(errors[0])
                 raise LearnerError(
-                    "failed",
-                    f"grouped_tile {gpu_compile.NOT_COMPILED}\n{message}",
-                    Kind.NOT_COMPILED,
+                    "failed", f"{calls} {gpu_compile.NOT_COMPILED}\n{message}", Kind.NOT_COMPILED
                 )
         self.executor.request(
             "probe",
             self.case_limit,
-            pid_m=pid_m,
-            pid_n=pid_n,
-            num_pid_m=num_pid_m,
-            num_pid_n=num_pid_n,
-            group=group,
+            source=source,
+            kernel=kernel,
+            programs=programs,
+            calls=calls,
+            args=args,
         )
-        return list(zip(pid_m.tolist(), pid_n.tolist(), strict=True))
 
     def close(self) -> None:
+        # both signalled first: on a GPU each takes a CUDA context down as it ends, at once
+        for child in (self.runner, self._executor):
+            if child is not None:
+                child.signal_to_end()
         self.runner.close()
         if self._executor is not None:
             self._executor.stop()
