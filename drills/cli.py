@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as e:
         print(f"grader.py: {e.args[0]}", file=sys.stderr)
         return 2
+    _start_loading_the_judge(args, selected)
     processes.guard_this_process()
     try:
         confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
@@ -172,6 +173,16 @@ def main(argv: list[str] | None = None) -> int:
         processes.kill_descendants(spare=kept_warm(args))
         if confinement:
             confinement.release()
+
+
+def _start_loading_the_judge(args, selected) -> None:
+    """Start the judge's image (torch and triton) loading now, while the grader checks the rest,
+    if any selected file will be run: a stub or a syntax error is answered without it. Not
+    under --sandbox, which confines the grader first and every process it starts after."""
+    from drills import grading
+
+    if not args.sandbox and any(grading.needs_a_judge(d, args.impl) for d in selected):
+        forks.start_loading()
 
 
 def kept_warm(args) -> tuple[int, ...]:

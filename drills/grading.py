@@ -649,6 +649,17 @@ def decided_at_once(drill: catalog.Drill, copy: Path | str, shown_as: str) -> Dr
     return None
 
 
+def needs_a_judge(drill: catalog.Drill, impl: str) -> bool:
+    """Whether `impl`'s file for `drill`, as it is now, is one a judge will run (decided_at_once
+    has no grade for it): the grader starts the judge's image loading early for such a file.
+    A forecast: the grade itself reads the private copy."""
+    source = source_file(impl, drill.slug)
+    try:
+        return source.is_file() and decided_at_once(drill, source, str(source)) is None
+    except OSError:
+        return False
+
+
 def _every_check(
     drill: catalog.Drill, status: str, failure: Failure, why: str, shown_as: str
 ) -> DrillResult:

@@ -131,13 +131,19 @@ def _reap() -> None:
 
 def kill_tree(process: subprocess.Popen) -> None:
     """Kill a child, its process group and everything below it, and wait for it."""
+    signal_tree(process)
+    process.wait()
+
+
+def signal_tree(process: subprocess.Popen) -> None:
+    """SIGKILL a child, its process group and everything below it, without waiting: a process
+    with a CUDA context takes a tenth of a second or more to end, and several can end at once."""
     below = descendants(process.pid)
     for pid in [process.pid, *below]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
 
 
 # How a signal ends a learner's process: what happened, and what to do about it.

@@ -309,6 +309,7 @@ def test_a_server_that_answers_too_late_is_not_asked_again(monkeypatch):
     server = forks.Server.__new__(forks.Server)
     server.sock, slow_server = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     server.lock, server.broken = threading.Lock(), ""
+    server._namespaces = True  # its first word, read
     monkeypatch.setattr(forks, "START_LIMIT", 0.2)
     with slow_server, tempfile.TemporaryFile() as log:
         with pytest.raises(forks.CannotStart, match="could not be asked"):

@@ -99,8 +99,19 @@ class Server:
         theirs.close()
         self.sock, self.lock = ours, threading.Lock()
         self.broken = ""  # why it was given up on
-        self.sock.settimeout(START_LIMIT * 3)  # an exec'd server imports torch first
-        self.namespaces = self.sock.recv(1) == b"1"
+        self._namespaces: bool | None = None  # its first word, once it has its image
+
+    @property
+    def namespaces(self) -> bool:
+        """Whether its forks can confine themselves: its first word, waited for here."""
+        with self.lock:
+            return self._ready()
+
+    def _ready(self) -> bool:
+        if self._namespaces is None:
+            self.sock.settimeout(START_LIMIT * 3)  # an exec'd server imports torch first
+            self._namespaces = self.sock.recv(1) == b"1"
+        return self._namespaces
 
     @staticmethod
     def _fork(theirs: socket.socket) -> int:
@@ -124,8 +135,9 @@ class Server:
         with ours, theirs, self.lock:
             if self.broken:
                 raise CannotStart(f"the judge's fork server stopped answering: {self.broken}")
-            self.sock.settimeout(START_LIMIT)
             try:
+                self._ready()
+                self.sock.settimeout(START_LIMIT)
                 ours.sendall(json.dumps(job).encode())
                 socket.send_fds(self.sock, [b"fork"], [theirs.fileno(), channel, log])
                 forked = self.sock.recv(64)  # once its first process is gone: handed over
@@ -303,6 +315,13 @@ def _running() -> Server:
         if not _server:
             _server.append(Server(fork_this_process=False))
     return _server[0]
+
+
+def start_loading() -> None:
+    """Start the server now and go on while it imports torch and triton, which is most of a
+    grade's start on a GPU (3 s on an H100): the grader calls it before its own checks, from
+    its main thread, once it knows a judge will be needed."""
+    _running()
 
 
 def spawn(job: dict, channel: int, log: int) -> Forked:
