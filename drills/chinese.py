@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from drills import state
-from drills.failures import Kind
+from drills.failures import Kind, Status
 
 
 def _named(value: str) -> str:
@@ -219,10 +219,10 @@ WORDS = {
 
 # A drill that did not run its checks: by its status.
 BY_STATUS = {
-    "not_started": WORDS[Kind.NOT_STARTED],
-    "error": WORDS[Kind.IMPORT_ERROR],
-    "crashed": Words("进程崩溃", "运行你代码的进程崩溃了。英文说明给出了它最后的输出。"),
-    "timeout": Words("超时", "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大。"),
+    Status.NOT_STARTED: WORDS[Kind.NOT_STARTED],
+    Status.ERROR: WORDS[Kind.IMPORT_ERROR],
+    Status.CRASHED: Words("进程崩溃", "运行你代码的进程崩溃了。英文说明给出了它最后的输出。"),
+    Status.TIMEOUT: Words("超时", "这个练习没有在时限内跑完。检查循环能否结束、Grid 是否过大。"),
 }
 
 GENERAL = Words("没有通过这个检查", "原因见英文说明。")

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from drills import catalog, chinese, exports, resources
+from drills.failures import Status
 from drills.judge import forks
 
 # What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
@@ -297,7 +298,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
         print(f"grader.py: {problem}", file=sys.stderr)
     if unwritten:
         return 2
-    return 0 if all(r.status == "passed" for r in results) else 1
+    return 0 if all(r.status == Status.PASSED for r in results) else 1
 
 
 def _drills_at_once(rt) -> int:

@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from drills import catalog
-from drills.failures import Failure
+from drills.failures import Failure, Status
 
 if TYPE_CHECKING:
     from drills.grading import CheckResult, DrillResult
 
 FORMATS = ("native", "gradescope", "exercism", "classroom", "junit")
 # Statuses of code that never reached a verdict, as opposed to one that was wrong.
-ERRORS = ("error", "crashed", "timeout")
+ERRORS = (Status.ERROR, Status.CRASHED, Status.TIMEOUT)
 # What XML 1.0 cannot hold at all, escaped or not: most control characters (ESC, NUL ...).
 NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # A runner's name: the reporter's summary table cuts it at 18 characters, its other lines
@@ -71,7 +71,11 @@ def _reason(r: DrillResult, c: CheckResult | None) -> str:
         return _relative(r.message, r)
     text = c.message
     failure = Failure.from_json(c.failure) if c.failure else None
-    if c.case and c.status in ("failed", "crashed", "timeout") and not (failure and failure.label):
+    if (
+        c.case
+        and c.status in (Status.FAILED, Status.CRASHED, Status.TIMEOUT)
+        and not (failure and failure.label)
+    ):
         text = f"case {c.case}: {text}"  # a crash's message does not say which case
     if r.message and r.message not in text:
         text += f"\n{r.message}"  # what happened to the whole drill (a tampered grader ...)
@@ -84,7 +88,7 @@ def _status(r: DrillResult, c: CheckResult | None) -> str:
 
 def _lost(c: CheckResult | None) -> bool:
     """Whether the check (None: a drill with no checks) lost points."""
-    return c is None or c.status not in ("passed", "skipped")
+    return c is None or c.status not in (Status.PASSED, Status.SKIPPED)
 
 
 def _verdict(r: DrillResult, c: CheckResult | None) -> str:
@@ -172,7 +176,7 @@ def _gradescope_test(r: DrillResult, c: CheckResult | None, number: int, runtime
         "output": "\n\n".join(n for n in notes if n),
     }
     # Gradescope knows passed and failed; a check none of whose cases ran is neither
-    if c is None or c.status != "skipped":
+    if c is None or c.status != Status.SKIPPED:
         test["status"] = "failed" if _lost(c) else "passed"
     return test
 
@@ -183,7 +187,7 @@ def _gradescope_test(r: DrillResult, c: CheckResult | None, number: int, runtime
 
 
 def exercism(results: list[DrillResult], native: dict) -> dict:
-    if all(r.status == "error" for r in results):
+    if all(r.status == Status.ERROR for r in results):
         return {
             "version": 2,
             "status": "error",
@@ -196,7 +200,7 @@ def exercism(results: list[DrillResult], native: dict) -> dict:
         # Exercism has no status for a test that did not run: a check none of whose cases ran
         # is left out
         for c in _scored(r) or [None]
-        if c is None or c.status != "skipped"
+        if c is None or c.status != Status.SKIPPED
     ]
     failed = any(t["status"] != "pass" for t in tests)
     return {"version": 2, "status": "fail" if failed else "pass", "message": None, "tests": tests}
@@ -241,7 +245,7 @@ def classroom(results: list[DrillResult], native: dict) -> dict[str, str]:
     test that did not run."""
     payloads = {}
     for r in results:
-        checks = [c for c in _scored(r) if c.status != "skipped"]
+        checks = [c for c in _scored(r) if c.status != Status.SKIPPED]
         if not checks:
             payloads[r.id] = _runner(r, None, r.seconds, native["runtime"])
         for c in checks:
@@ -341,7 +345,7 @@ def _junit_suite(r: DrillResult, runtime: str) -> ElementTree.Element:
             ElementTree.SubElement(
                 case, tag, message=_xml_text(reason.split("\n")[0])
             ).text = _xml_text(_with_location(reason, source, _line(r, c)))
-        if c is not None and c.status != "skipped" and _not_run(c, runtime):
+        if c is not None and c.status != Status.SKIPPED and _not_run(c, runtime):
             ElementTree.SubElement(case, "system-out").text = _not_run(c, runtime)
     extras = [
         f"{c.name} (extra, not scored): {_not_run(c, runtime)}"
@@ -373,7 +377,7 @@ def _with_location(reason: str, source: str, line: int | None) -> str:
 
 def _junit_outcome(r: DrillResult, c: CheckResult | None, runtime: str) -> tuple[str, str] | None:
     """(failure, error or skipped; the reason) for a check that did not pass, else None."""
-    if c is not None and c.status == "skipped":
+    if c is not None and c.status == Status.SKIPPED:
         return "skipped", _not_run(c, runtime)
     if not _lost(c):
         return None

@@ -46,16 +46,63 @@ class Kind(StrEnum):
     GRADER_FAILED = "grader_failed"  # the judge's own failure, never the learner's
 
 
-# The kind of mistake each way of failing is, where nothing names another: how a case failed
-# (drills.judge.remote.LearnerError's kind) and a check's status ("error": an import failed).
+class Status(StrEnum):
+    """How a check, or a whole drill, ended: what the terminal shows and the native JSON says
+    (the exports map it to their consumers' own words)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_STARTED = "not_started"  # the file still raises NotStarted
+    ERROR = "error"  # the file cannot be imported
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    SKIPPED = "skipped"  # every case needs a GPU
+
+
+class Stop(StrEnum):
+    """How a case stopped without a result from the learner's code (the kind of a
+    drills.judge.remote.LearnerError); the grader makes each a check's Status."""
+
+    FAILED = "failed"
+    NOT_STARTED = "not_started"
+    IMPORT_ERROR = "import_error"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    CUDA_FAULT = "cuda_fault"
+    OUT_OF_RESOURCES = "out_of_resources"  # the GPU refused the launch (registers, memory)
+
+
+class Outcome(StrEnum):
+    """How one case came out, as the judge's events say."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # needs a GPU, or more GPU memory than is free
+    NOT_RUN = "not_run"  # its check had already failed, or it does not apply to the file
+    MISSING = "missing"  # never reported: the judge stopped first (the grader's word)
+
+
+# The check's status each way of stopping gives.
+STATUS_OF_STOP = {
+    Stop.FAILED: Status.FAILED,
+    Stop.NOT_STARTED: Status.NOT_STARTED,
+    Stop.IMPORT_ERROR: Status.ERROR,
+    Stop.TIMEOUT: Status.TIMEOUT,
+    Stop.CRASHED: Status.CRASHED,
+    Stop.CUDA_FAULT: Status.CRASHED,
+    Stop.OUT_OF_RESOURCES: Status.FAILED,
+}
+
+# The kind of mistake each way of failing is, where nothing names another: how a case stopped
+# and a check's status (an import that failed).
 SHOWN_BY_STATUS = {
-    "not_started": Kind.NOT_STARTED,
-    "import_error": Kind.IMPORT_ERROR,
-    "error": Kind.IMPORT_ERROR,
-    "timeout": Kind.TIMEOUT,
-    "crashed": Kind.CRASHED,
-    "cuda_fault": Kind.CUDA_FAULT,
-    "out_of_resources": Kind.GPU_REFUSES,
+    Stop.NOT_STARTED: Kind.NOT_STARTED,
+    Stop.IMPORT_ERROR: Kind.IMPORT_ERROR,
+    Status.ERROR: Kind.IMPORT_ERROR,
+    Stop.TIMEOUT: Kind.TIMEOUT,
+    Stop.CRASHED: Kind.CRASHED,
+    Stop.CUDA_FAULT: Kind.CUDA_FAULT,
+    Stop.OUT_OF_RESOURCES: Kind.GPU_REFUSES,
 }
 
 

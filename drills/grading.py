@@ -22,7 +22,7 @@ from pathlib import Path
 
 from drills import catalog, integrity, processes
 from drills.catalog import source_file
-from drills.failures import SHOWN_BY_STATUS, Failure, Kind
+from drills.failures import SHOWN_BY_STATUS, STATUS_OF_STOP, Failure, Kind, Outcome, Status, Stop
 from drills.judge import forks, syntax
 from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
@@ -62,7 +62,7 @@ def _escape(character: str) -> str:
 @dataclass
 class CheckResult:
     name: str
-    status: str  # passed, failed, not_started, error, crashed, timeout, skipped
+    status: Status
     score: float
     max_score: float
     message: str = ""
@@ -87,7 +87,7 @@ class DrillResult:
     id: str
     slug: str
     title: str
-    status: str  # passed, failed, not_started, error, crashed, timeout
+    status: Status  # never skipped
     score: float
     max_score: float
     seconds: float
@@ -116,17 +116,8 @@ class _Run:
     tampered: list[str] = field(default_factory=list)  # the judge's files the drill changed
 
 
-_KINDS = {
-    "not_started",
-    "import_error",
-    "timeout",
-    "crashed",
-    "cuda_fault",
-    "out_of_resources",
-    "failed",
-    "",
-}
-_OUTCOMES = {"passed", "failed", "skipped", "not_run"}
+_KINDS = {*Stop, ""}
+_OUTCOMES = set(Outcome) - {Outcome.MISSING}
 
 
 def _valid(event) -> bool:
@@ -315,7 +306,7 @@ def run_suite(
                 run.collected = event["items"]
             elif event["event"] == "result":
                 run.results[event["nodeid"]] = event  # a case not run counts neither way
-                if event["outcome"] == "failed":
+                if event["outcome"] == Outcome.FAILED:
                     failed_checks.add(event["check"])
         in_flight = _in_flight(events)
         if returncode is None:
@@ -324,7 +315,7 @@ def run_suite(
                 run.results[in_flight] = _synthetic(
                     run,
                     in_flight,
-                    "timeout",
+                    Stop.TIMEOUT,
                     f"still running when the drill's {drill_limit:.0f} s ran out: an endless "
                     "loop, or a kernel far too slow for these sizes.",
                 )
@@ -340,7 +331,7 @@ def run_suite(
             return run
         if in_flight:
             run.results[in_flight] = _synthetic(
-                run, in_flight, "crashed", processes.death(returncode)
+                run, in_flight, Stop.CRASHED, processes.death(returncode)
             )
             failed_checks.add(run.results[in_flight]["check"])
             continue
@@ -398,7 +389,7 @@ def _send_job(channel: socket.socket, job: str) -> None:
         channel.shutdown(socket.SHUT_WR)
 
 
-def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
+def _synthetic(run: _Run, nodeid: str, kind: Stop, message: str) -> dict:
     item = next(c for c in run.collected if c["nodeid"] == nodeid)
     case = nodeid[nodeid.index("[") + 1 : -1] if "[" in nodeid else ""
     shows = SHOWN_BY_STATUS[kind]
@@ -407,7 +398,7 @@ def _synthetic(run: _Run, nodeid: str, kind: str, message: str) -> dict:
         "check": item["check"],
         "points": item["points"],
         "case": case,
-        "outcome": "failed",
+        "outcome": Outcome.FAILED,
         "kind": kind,
         "message": message,
         "failure": Failure.from_message(shows, message, case=case).to_json(),
@@ -439,16 +430,6 @@ def select_checks(drill: catalog.Drill, text: str) -> list[str]:
 # From case results to checks and a drill status
 # ---------------------------------------------------------------------------------------------
 
-_CHECK_STATUS = {
-    "not_started": "not_started",
-    "import_error": "error",
-    "timeout": "timeout",
-    "crashed": "crashed",
-    "cuda_fault": "crashed",
-    "out_of_resources": "failed",
-    "failed": "failed",
-}
-
 
 def _check_results(run: _Run) -> list[CheckResult]:
     """One result per check the judge collected, in its order."""
@@ -470,7 +451,10 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
     check = _check_result_of(name, items, run)
     check.id = items[0].get("check_id") or ""
     check.cases = [
-        {"case": _case_id(item["nodeid"]), "outcome": result["outcome"] if result else "missing"}
+        {
+            "case": _case_id(item["nodeid"]),
+            "outcome": result["outcome"] if result else Outcome.MISSING,
+        }
         for item, result in ((item, run.results.get(item["nodeid"])) for item in items)
     ]
     return check
@@ -479,13 +463,13 @@ def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
 def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
     points = float(items[0]["points"])
     results = [run.results.get(item["nodeid"]) for item in items]
-    failures = [r for r in results if r and r["outcome"] == "failed"]
-    skipped = [r["case"] for r in results if r and r["outcome"] == "skipped"]
-    ran = [r for r in results if r and r["outcome"] == "passed"]
+    failures = [r for r in results if r and r["outcome"] == Outcome.FAILED]
+    skipped = [r["case"] for r in results if r and r["outcome"] == Outcome.SKIPPED]
+    ran = [r for r in results if r and r["outcome"] == Outcome.PASSED]
     scored = points > 0
     if failures:
         first = failures[0]
-        status = _CHECK_STATUS[first["kind"] or "failed"]
+        status = STATUS_OF_STOP[Stop(first["kind"] or Stop.FAILED)]
         return CheckResult(
             name,
             status,
@@ -500,38 +484,44 @@ def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
         )
     if None in results:
         status, shows, why = (
-            ("timeout", Kind.TIMEOUT, "the drill ran out of time before this check")
+            (Status.TIMEOUT, Kind.TIMEOUT, "the drill ran out of time before this check")
             if run.timed_out
-            else ("crashed", Kind.CRASHED, "the judge stopped before this check; see the drill")
+            else (
+                Status.CRASHED,
+                Kind.CRASHED,
+                "the judge stopped before this check; see the drill",
+            )
         )
         message = f"not run: {why}."
         failure = Failure.from_message(shows, message).to_json()
         return CheckResult(name, status, 0.0, points, message, scored=scored, failure=failure)
     if not ran:
-        return CheckResult(name, "skipped", 0.0, 0.0, "every case needs a GPU", "", skipped, scored)
+        return CheckResult(
+            name, Status.SKIPPED, 0.0, 0.0, "every case needs a GPU", "", skipped, scored
+        )
     notes = [r["message"] for r in ran if r["message"]]
     return CheckResult(
-        name, "passed", points, points, notes[0] if notes else "", "", skipped, scored
+        name, Status.PASSED, points, points, notes[0] if notes else "", "", skipped, scored
     )
 
 
-def _drill_status(checks: list[CheckResult], run: _Run) -> str:
+def _drill_status(checks: list[CheckResult], run: _Run) -> Status:
     """The drill's status, from its scored checks (extra checks never change it): `passed` only
     when every one passed, and never `crashed` or `timeout` with every point."""
     statuses = {c.status for c in checks if c.scored}
     if run.tampered or not checks:
-        return "failed" if run.tampered else "crashed"
-    if statuses <= {"passed", "skipped"}:
-        return "passed"
-    if "error" in statuses:
-        return "error"
-    if statuses <= {"not_started", "skipped"}:
-        return "not_started"
-    if run.timed_out or "timeout" in statuses:
-        return "timeout"
-    if "crashed" in statuses:
-        return "crashed"
-    return "failed"
+        return Status.FAILED if run.tampered else Status.CRASHED
+    if statuses <= {Status.PASSED, Status.SKIPPED}:
+        return Status.PASSED
+    if Status.ERROR in statuses:
+        return Status.ERROR
+    if statuses <= {Status.NOT_STARTED, Status.SKIPPED}:
+        return Status.NOT_STARTED
+    if run.timed_out or Status.TIMEOUT in statuses:
+        return Status.TIMEOUT
+    if Status.CRASHED in statuses:
+        return Status.CRASHED
+    return Status.FAILED
 
 
 def _charge_tampering(checks: list[CheckResult], tampered: list[str]) -> str:
@@ -542,8 +532,8 @@ def _charge_tampering(checks: list[CheckResult], tampered: list[str]) -> str:
         "drill scores nothing: a grade from a changed grader means nothing."
     )
     for c in checks:
-        if c.status == "passed":
-            c.status, c.score, c.message = "failed", 0.0, message
+        if c.status == Status.PASSED:
+            c.status, c.score, c.message = Status.FAILED, 0.0, message
             c.failure = Failure.from_message(Kind.TAMPERED, message).to_json()
     return message
 
@@ -612,9 +602,9 @@ def grade(
     message = run.problem
     if run.tampered:
         message = _charge_tampering(checks, run.tampered)
-    elif status == "error":
-        message = next(c.message for c in checks if c.status == "error")
-    elif status == "not_started":
+    elif status == Status.ERROR:
+        message = next(c.message for c in checks if c.status == Status.ERROR)
+    elif status == Status.NOT_STARTED:
         message = f"{_relative(source)} still raises NotStarted."
     return DrillResult(
         drill.id,
@@ -640,12 +630,12 @@ def decided_at_once(drill: catalog.Drill, copy: Path | str, shown_as: str) -> Dr
     if copy.read_bytes() == drill.stub.read_bytes():
         why = f"{shown_as} still raises NotStarted."
         failure = Failure.from_message(Kind.NOT_STARTED, why)
-        return _every_check(drill, "not_started", failure, why, shown_as)
+        return _every_check(drill, Status.NOT_STARTED, failure, why, shown_as)
     try:
         syntax.parse(copy, shown_as)
     except syntax.SourceError as e:
         failure = Failure.from_message(Kind.IMPORT_ERROR, str(e), line=e.line)
-        return _every_check(drill, "error", failure, str(e), shown_as)
+        return _every_check(drill, Status.ERROR, failure, str(e), shown_as)
     return None
 
 
@@ -661,7 +651,7 @@ def needs_a_judge(drill: catalog.Drill, impl: str) -> bool:
 
 
 def _every_check(
-    drill: catalog.Drill, status: str, failure: Failure, why: str, shown_as: str
+    drill: catalog.Drill, status: Status, failure: Failure, why: str, shown_as: str
 ) -> DrillResult:
     """Every scored check of the drill's suite with `status` and no points, none of its cases
     run, each failing with `failure` (`why`, in words); its extra checks not started (worth
@@ -670,7 +660,7 @@ def _every_check(
     checks = [
         CheckResult(c.name, status, 0.0, float(c.points), why, id=c.id, failure=failed)
         if not c.optional
-        else CheckResult(c.name, "not_started", 0.0, 0.0, why, scored=False, id=c.id)
+        else CheckResult(c.name, Status.NOT_STARTED, 0.0, 0.0, why, scored=False, id=c.id)
         for c in drill.spec.checks
     ]
     most = float(sum(c.max_score for c in checks))
@@ -680,7 +670,9 @@ def _every_check(
 
 
 def _not_gradable(drill: catalog.Drill, why: str, source: str) -> DrillResult:
-    return DrillResult(drill.id, drill.slug, drill.title, "error", 0.0, 100.0, 0.0, [], why, source)
+    return DrillResult(
+        drill.id, drill.slug, drill.title, Status.ERROR, 0.0, 100.0, 0.0, [], why, source
+    )
 
 
 def grade_or_report(drill: catalog.Drill, impl: str, runtime_kind: str, drill_limit=None, **kw):
@@ -693,7 +685,7 @@ def grade_or_report(drill: catalog.Drill, impl: str, runtime_kind: str, drill_li
             drill.id,
             drill.slug,
             drill.title,
-            "crashed",
+            Status.CRASHED,
             0.0,
             100.0,
             0.0,

@@ -8,19 +8,19 @@ from rich.table import Table
 from rich.text import Text
 
 from drills import catalog, chinese
-from drills.failures import SHOWN_BY_STATUS, Failure, Kind
+from drills.failures import SHOWN_BY_STATUS, Failure, Kind, Outcome, Status
 from drills.grading import CheckResult, DrillResult
 
 STYLE = {
-    "passed": "green",
-    "failed": "red",
-    "not_started": "yellow",
-    "error": "red",
-    "crashed": "red",
-    "timeout": "red",
-    "skipped": "dim",
+    Status.PASSED: "green",
+    Status.FAILED: "red",
+    Status.NOT_STARTED: "yellow",
+    Status.ERROR: "red",
+    Status.CRASHED: "red",
+    Status.TIMEOUT: "red",
+    Status.SKIPPED: "dim",
 }
-MARK = {"passed": "✓", "skipped": "-", "not_started": "·"}
+MARK = {Status.PASSED: "✓", Status.SKIPPED: "-", Status.NOT_STARTED: "·"}
 
 
 def console() -> Console:
@@ -67,9 +67,9 @@ def _check_line(c: CheckResult) -> Text:
     line = Text(f"  {mark} ", STYLE[c.status])
     line.append(f"{c.name} ")
     line.append(f"{_points(c.score)}/{_points(c.max_score)}", "dim")
-    if c.status == "not_started" and not c.scored:
+    if c.status == Status.NOT_STARTED and not c.scored:
         line.append("  (not attempted)", STYLE[c.status])
-    elif c.status not in ("passed", "failed", "skipped"):
+    elif c.status not in (Status.PASSED, Status.FAILED, Status.SKIPPED):
         line.append(f"  ({c.status.replace('_', ' ')})", STYLE[c.status])
     if c.skipped_cases:
         line.append(f"  [{len(c.skipped_cases)} GPU-only case(s) skipped]", "dim")
@@ -78,7 +78,12 @@ def _check_line(c: CheckResult) -> Text:
     return line
 
 
-CASE_MARK = {"passed": "✓", "failed": "✗", "skipped": "GPU only", "not_run": "not run"}
+CASE_MARK = {
+    Outcome.PASSED: "✓",
+    Outcome.FAILED: "✗",
+    Outcome.SKIPPED: "GPU only",
+    Outcome.NOT_RUN: "not run",
+}
 
 
 def _cases_line(c: CheckResult) -> Text:
@@ -99,7 +104,7 @@ def _drill_after(results: list[DrillResult]) -> catalog.Drill | None:
 
 
 def first_unfinished(results: list[DrillResult]) -> DrillResult | None:
-    return next((r for r in results if r.status != "passed"), None)
+    return next((r for r in results if r.status != Status.PASSED), None)
 
 
 def _grade_command(drill_id: str, impl: str, check_text: str = "") -> str:
@@ -170,7 +175,7 @@ def next_step(
     lesson = drill.in_language(drill.lesson, language).relative_to(catalog.ROOT)
     command = _grade_command(r.id, impl, check_text)
     again = words["again_watching"] if watching else words["again"].format(command=command)
-    if r.status in ("not_started", "error"):
+    if r.status in (Status.NOT_STARTED, Status.ERROR):
         return words[r.status].format(lesson=lesson, source=r.source, again=again)
     if not failing_checks(r):  # the grading stopped before any check: the message says why
         return words["stopped"].format(source=r.source, again=again)
@@ -247,10 +252,10 @@ def show(
                     out.print(_cases_line(c))
     for r in results:
         for c in r.checks:
-            if c.status == "passed" and c.message:
+            if c.status == Status.PASSED and c.message:
                 out.print(Text(f"\nNote · {r.id} · {c.name}", "bold"))
                 out.print(c.message, markup=False)
-            if not c.scored and c.status not in ("passed", "skipped", "not_started"):
+            if not c.scored and c.status not in (Status.PASSED, Status.SKIPPED, Status.NOT_STARTED):
                 out.print()
                 title = f"Extra check (not scored) · {r.id}"
                 _print_in_full(out, title, "bold", c, failure_of(c), language)
@@ -271,7 +276,7 @@ def _show_failures(out: Console, r: DrillResult, language: str) -> None:
     """The unfinished drill's first failure in full; then the checks that failed the same way,
     each with its case; then every other failing check's symptom, check and case, and advice."""
     out.print()
-    if r.status in ("not_started", "error") or (r.message and not r.checks):
+    if r.status in (Status.NOT_STARTED, Status.ERROR) or (r.message and not r.checks):
         out.print(Text(f"{r.id} · {r.status.replace('_', ' ')}", "bold " + STYLE[r.status]))
         if language == "zh":
             _print_in_chinese(out, chinese.BY_STATUS.get(r.status, chinese.GENERAL))
@@ -325,7 +330,7 @@ def _print_in_chinese(out: Console, words: chinese.Words, told: bool = False) ->
 
 
 def failing_checks(r: DrillResult) -> list[CheckResult]:
-    return [c for c in r.checks if c.scored and c.status not in ("passed", "skipped")]
+    return [c for c in r.checks if c.scored and c.status not in (Status.PASSED, Status.SKIPPED)]
 
 
 def native_document(

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from drills import catalog
+from drills.failures import Status
 
 STATE = catalog.ROOT / ".drills" / "state.json"
 
@@ -105,7 +106,7 @@ def _is_current(grade: dict, drill: catalog.Drill) -> bool:
 def first_unfinished() -> catalog.Drill:
     """The first drill, in order, not known to pass (the last drill if all pass)."""
     for drill in catalog.DRILLS:
-        if last_status(drill) != "passed":
+        if last_status(drill) != Status.PASSED:
             return drill
     return catalog.DRILLS[-1]
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from drills import catalog, chinese, state
+from drills.failures import Status
 
 BACKUPS = catalog.ROOT / "mine" / ".backup"
 
@@ -136,7 +137,7 @@ COMPARE_WORDS = {
 def compare(drill: catalog.Drill, assume_yes: bool) -> int:
     words = COMPARE_WORDS[chinese.language()]
     mine, reference = drill.source("mine"), drill.source("solutions")
-    if not assume_yes and state.last_status(drill) != "passed":
+    if not assume_yes and state.last_status(drill) != Status.PASSED:
         # on stderr: under `make compare | less` the question must still be seen
         print(words["not_passed"].format(id=drill.id), file=sys.stderr)
         if not sys.stdin.isatty():
@@ -404,7 +405,7 @@ def progress() -> int:
         print(f"{drill.id}  {drill.title:<17} {line}")
     drill = state.first_unfinished()
     lesson = drill.in_language(drill.lesson, language).relative_to(catalog.ROOT)
-    if state.last_status(drill) == "passed":
+    if state.last_status(drill) == Status.PASSED:
         print("\n" + words["done"])
     else:
         named = f"{drill.id} · {drill.title}"

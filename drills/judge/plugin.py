@@ -27,7 +27,7 @@ runtime.one_thread_when_interpreting()
 
 # after the environment above is set: these import torch
 from drills import catalog, processes  # noqa: E402
-from drills.failures import Failure, Kind  # noqa: E402
+from drills.failures import Failure, Kind, Outcome, Stop  # noqa: E402
 from drills.judge import testing  # noqa: E402
 from drills.judge.remote import LearnerCode, LearnerError, Sandbox  # noqa: E402
 from drills.limits import CASE_LIMIT  # noqa: E402
@@ -144,7 +144,7 @@ def impl(request):
     slug = re.fullmatch(r"test_(t\d+_\w+)", request.module.__name__.rsplit(".", 1)[-1]).group(1)
     path = catalog.source_file(config.getoption("--impl"), slug)
     if not path.is_file():
-        raise LearnerError("import_error", f"{_show(path)} does not exist")
+        raise LearnerError(Stop.IMPORT_ERROR, f"{_show(path)} does not exist")
     kind = runtime.current().kind
     sandbox = config.getoption("--drills-sandbox")
     code = LearnerCode(
@@ -171,7 +171,7 @@ def _classify(excinfo, case: str) -> tuple[str, str, Failure]:
     err = excinfo.value
     if isinstance(err, testing.CaseFailed):
         failure = Failure.from_message(err.kind, err.text, case=case, label=err.label)
-        return "failed", str(err), failure
+        return Stop.FAILED, str(err), failure
     if isinstance(err, LearnerError):
         return (
             err.kind,
@@ -184,11 +184,11 @@ def _classify(excinfo, case: str) -> tuple[str, str, Failure]:
             "did not finish in time: an endless loop, or far too many programs "
             "for the interpreter (a tiny BLOCK_SIZE?)"
         )
-        return "timeout", text, Failure.from_message(Kind.TIMEOUT, text, case=case)
+        return Stop.TIMEOUT, text, Failure.from_message(Kind.TIMEOUT, text, case=case)
     # the judge's own failure (every verdict of a suite names its kind): say so, rather than
     # blame the learner
     text = f"the grader failed on this case: {type(err).__name__}: {text[:2000]}"
-    return "failed", text, Failure.from_message(Kind.GRADER_FAILED, text, case=case)
+    return Stop.FAILED, text, Failure.from_message(Kind.GRADER_FAILED, text, case=case)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -196,7 +196,7 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if call.when == "setup":
-        item._drills = {"outcome": "passed", "kind": "", "message": ""}
+        item._drills = {"outcome": Outcome.PASSED, "kind": "", "message": ""}
         testing.take_notes()  # a case's notes are its own
     state = item._drills
     if report.skipped and call.when in ("setup", "call"):
@@ -204,11 +204,11 @@ def pytest_runtest_makereport(item, call):
         # more GPU memory than is free, or one that does not apply to this file ("not run: ")
         reason = str(report.longrepr[-1]).removeprefix("Skipped: ")
         not_run = getattr(item, "_drills_not_run", False) or reason.startswith(testing.NOT_RUN)
-        outcome = "not_run" if not_run else "skipped"
+        outcome = Outcome.NOT_RUN if not_run else Outcome.SKIPPED
         state.update(outcome=outcome, message=reason)
-    elif report.failed and state["outcome"] != "failed":
+    elif report.failed and state["outcome"] != Outcome.FAILED:
         kind, message, failure = _classify(call.excinfo, _case_of(item))
-        state.update(outcome="failed", kind=kind, message=message, failure=failure.to_json())
+        state.update(outcome=Outcome.FAILED, kind=kind, message=message, failure=failure.to_json())
         tiles = getattr(call.excinfo.value, "tiles", None)  # a CaseFailed's map, as data
         if tiles is not None:
             state["tiles"] = tiles.to_json()
@@ -216,7 +216,7 @@ def pytest_runtest_makereport(item, call):
             item.config._drills_failed_checks.add(_check_of(item)[0])
     if call.when == "teardown":
         notes = testing.take_notes()
-        if state["outcome"] == "passed":
+        if state["outcome"] == Outcome.PASSED:
             state["message"] = "\n".join(notes)
         name, points = _check_of(item)
         _emit(

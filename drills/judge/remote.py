@@ -29,7 +29,7 @@ import torch
 
 from drills import catalog, processes, runtime
 from drills.errors import explain
-from drills.failures import SHOWN_BY_STATUS, Kind
+from drills.failures import SHOWN_BY_STATUS, Kind, Stop
 from drills.judge import forks, gpu_compile
 from drills.judge.gpu_compile import judge_cache, kernels_cache
 from drills.judge.source import LearnerSource
@@ -51,12 +51,13 @@ MAX_STARTS = 12
 
 
 class LearnerError(Exception):
-    """A case could not get a result from the learner's code: `kind` says how (not_started,
-    import_error, timeout, crashed, cuda_fault, out_of_resources, failed), the message says it
-    in words, `shows` the kind of mistake (drills.failures; by default, the one `kind` is),
+    """A case could not get a result from the learner's code: `kind` says how (a Stop), the
+    message says it in words, `shows` the kind of mistake (drills.failures; by default, the one `kind` is),
     and `line` the line of the learner's file it points at, where it points at one."""
 
-    def __init__(self, kind: str, message: str, shows: Kind | None = None, line: int | None = None):
+    def __init__(
+        self, kind: Stop, message: str, shows: Kind | None = None, line: int | None = None
+    ):
         super().__init__(message)
         self.kind, self.line = kind, line
         self.shows = shows or SHOWN_BY_STATUS.get(kind, Kind.RAISED)
@@ -238,7 +239,7 @@ class ChildProcess:
     def _spawn(self) -> None:
         if self.starts >= MAX_STARTS:
             raise LearnerError(
-                "crashed", f"not run: the {self.role} was restarted {MAX_STARTS} times already."
+                Stop.CRASHED, f"not run: the {self.role} was restarted {MAX_STARTS} times already."
             )
         self.starts += 1
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -253,7 +254,7 @@ class ChildProcess:
         if not hello.get("ok"):
             error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
             self.import_error = LearnerError(
-                "import_error", self._import_failure(hello), line=_line(error)
+                Stop.IMPORT_ERROR, self._import_failure(hello), line=_line(error)
             )
             self.stop()
             raise self.import_error
@@ -300,7 +301,7 @@ class ChildProcess:
         try:
             socket.send_fds(self.sock, [json.dumps(body).encode()], fds)
         except OSError:  # it died just now, before reading the request
-            raise LearnerError("crashed", self._death()) from None
+            raise LearnerError(Stop.CRASHED, self._death()) from None
         reply = self._receive(case_limit, "running this case")
         if reply.get("ok"):
             return reply
@@ -320,17 +321,17 @@ class ChildProcess:
         try:
             data, _, flags, _ = self.sock.recvmsg(MAX_REPLY)
         except ConnectionResetError:  # it died with the request unread
-            raise LearnerError("crashed", self._death()) from None
+            raise LearnerError(Stop.CRASHED, self._death()) from None
         except TimeoutError:
             self.stop()
             why = "the drill's time ran out" if left < limit else f"it took over {limit:.0f} s"
             raise LearnerError(
-                "timeout",
+                Stop.TIMEOUT,
                 f"stopped while {doing}: {why}. An endless loop, or far too many programs "
                 "for the interpreter (a tiny BLOCK_SIZE?)",
             ) from None
         if not data:
-            raise LearnerError("crashed", self._death())
+            raise LearnerError(Stop.CRASHED, self._death())
         try:
             reply = json.loads(data)
         except (ValueError, RecursionError):
@@ -338,7 +339,7 @@ class ChildProcess:
         if flags & socket.MSG_TRUNC or not isinstance(reply, dict) or too_deep(reply):
             # the next reply would answer this request: a fresh process answers the next one
             self.stop()
-            raise LearnerError("crashed", f"the {self.role} sent a reply the judge cannot read.")
+            raise LearnerError(Stop.CRASHED, f"the {self.role} sent a reply the judge cannot read.")
         return reply
 
     def _death(self) -> str:
@@ -486,9 +487,9 @@ class RunnerProcess(ChildProcess):
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):
-            return "not_started", text, Kind.NOT_STARTED
+            return Stop.NOT_STARTED, text, Kind.NOT_STARTED
         raised = explained(f"your code raised {kind}: {text}{_where(self.shown_as, error)}", text)
-        return "failed", raised, Kind.RAISED
+        return Stop.FAILED, raised, Kind.RAISED
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
@@ -552,7 +553,7 @@ class ExecutorProcess(ChildProcess):
         except LearnerError as e:
             # its hello comes before it reads anything of the learner's: a death before it is
             # the judge's own (a broken install), never the learner's file
-            if e.kind != "crashed":
+            if e.kind != Stop.CRASHED:
                 raise
             raise JudgesOwnFailure(f"the judge's executor died while starting: {e}") from None
         self.send({"op": "load", **self.kernel_module}, [], START_LIMIT[self.kind])
@@ -568,21 +569,21 @@ class ExecutorProcess(ChildProcess):
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("refused"):
             refused = f"the judge could not run what your host code asked for: {text}"
-            return "failed", refused, Kind.JUDGE_CANNOT_RUN
+            return Stop.FAILED, refused, Kind.JUDGE_CANNOT_RUN
         if error.get("limit"):
-            return "failed", text, Kind.GPU_LIMIT
+            return Stop.FAILED, text, Kind.GPU_LIMIT
         too_big = _too_big(error.get("resources"))
         if too_big:
-            return "out_of_resources", too_big, Kind.GPU_REFUSES
+            return Stop.OUT_OF_RESOURCES, too_big, Kind.GPU_REFUSES
         if error.get("fatal"):
             where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
             faulted = explained(f"your kernel raised {kind}: {text}{where}", text)
-            return "cuda_fault", faulted, Kind.CUDA_FAULT
+            return Stop.CUDA_FAULT, faulted, Kind.CUDA_FAULT
         raised = f"{kind}: {text}{_where(self.shown_as, error)}"
         # the line it stopped at may be the whole clue: an assertion without a message
         said = explained(f"your kernel raised {raised}", text, raised)
         # on a GPU, a kernel the compiler refuses raises at its launch
-        return "failed", said, Kind.NOT_COMPILED if kind == "CompilationError" else Kind.RAISED
+        return Stop.FAILED, said, Kind.NOT_COMPILED if kind == "CompilationError" else Kind.RAISED
 
     def _import_failure(self, hello: dict) -> str:
         error = hello.get("error") if isinstance(hello.get("error"), dict) else {}
@@ -593,7 +594,7 @@ def _fork(job: dict, fd: int, log) -> forks.Forked:
     try:
         return forks.spawn(job, fd, log.fileno())
     except forks.CannotStart as e:
-        raise LearnerError("crashed", f"not run: {e}") from None
+        raise LearnerError(Stop.CRASHED, f"not run: {e}") from None
 
 
 def _specs(message: _Message, value):
@@ -638,7 +639,10 @@ class LearnerCode:
             self.source: LearnerSource | None = read_source(path, shown_as)
             self.source_error = None
         except SourceError as e:
-            self.source, self.source_error = None, LearnerError("import_error", str(e), line=e.line)
+            self.source, self.source_error = (
+                None,
+                LearnerError(Stop.IMPORT_ERROR, str(e), line=e.line),
+            )
         self.runner = RunnerProcess(path, shown_as, sandbox or Sandbox(), deadline)
         self.deadline = deadline
         self._executor: ExecutorProcess | None = None
@@ -690,7 +694,7 @@ class LearnerCode:
         if self.source_error:
             raise self.source_error
         if self.source.raises_not_started(entry):
-            raise LearnerError("not_started", f"{self.shown_as} still raises NotStarted.")
+            raise LearnerError(Stop.NOT_STARTED, f"{self.shown_as} still raises NotStarted.")
 
     @property
     def executor(self) -> ExecutorProcess:
@@ -740,7 +744,7 @@ class LearnerCode:
         try:
             self.replay(steps, guarded)
         except LearnerError as e:
-            if e.kind == "cuda_fault":
+            if e.kind == Stop.CUDA_FAULT:
                 return None
             raise
         if len(names) == 1:
@@ -749,7 +753,7 @@ class LearnerCode:
             try:
                 self.replay(steps, guarded, past_end=[name])
             except LearnerError as e:
-                if e.kind != "cuda_fault":
+                if e.kind != Stop.CUDA_FAULT:
                     raise
                 self.known_past_end = name
                 return name
@@ -779,7 +783,7 @@ class LearnerCode:
             if errors:
                 message = self.source.in_file_lines(errors[0])
                 raise LearnerError(
-                    "failed", f"{calls} {gpu_compile.NOT_COMPILED}\n{message}", Kind.NOT_COMPILED
+                    Stop.FAILED, f"{calls} {gpu_compile.NOT_COMPILED}\n{message}", Kind.NOT_COMPILED
                 )
         self.executor.request(
             "probe",

@@ -13,7 +13,7 @@ import torch
 import triton
 
 from drills import runtime
-from drills.failures import Kind
+from drills.failures import Kind, Stop
 from drills.judge import gpu_compile
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 from drills.judge.testing.compare import (
@@ -280,11 +280,11 @@ def watch(
             )
             break
         except LearnerError as e:
-            if e.kind == "cuda_fault" and past_end:
+            if e.kind == Stop.CUDA_FAULT and past_end:
                 read_past = case.fn.code.read_past_the_end(steps, guarded, past_end)
                 if read_past:
                     fail(Kind.READ_OUTSIDE, past_the_end(case, read_past), case.name)
-            if e.kind == "cuda_fault" and case.fault_advice:
+            if e.kind == Stop.CUDA_FAULT and case.fault_advice:
                 fail(
                     Kind.CUDA_FAULT,
                     "the GPU reported an illegal memory access: the kernel read or wrote "
@@ -299,7 +299,7 @@ def watch(
             kernel = str(launched[-1]) if launched else ""
             config = {"kernel": kernel, "index": config["index"] + 1 if config else 1}
             if (
-                e.kind != "out_of_resources"
+                e.kind != Stop.OUT_OF_RESOURCES
                 or case.config is not None
                 or config["index"] >= len(case.fn.code.configs(kernel, case.fn.__name__))
             ):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from drills.failures import Kind
+from drills.failures import Kind, Stop
 from drills.judge.remote import LearnerError, buffer_ref
 
 # ---------------------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def record_of(reply: dict) -> tuple[list[dict], list[str], Returned]:
     steps = reply.get("steps") if isinstance(reply.get("steps"), list) else []
     if reply.get("too_long"):
         raise LearnerError(
-            "failed",
+            Stop.FAILED,
             "the call asked for too many launches and copies to grade (over 2000): a drill "
             "needs a few launches.",
             Kind.JUDGE_CANNOT_RUN,
