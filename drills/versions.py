@@ -139,9 +139,16 @@ def version_named(path: Path, message: str) -> bool:
 def negative_meta(path: Path) -> dict:
     """A negative's declarations: LOSES, the ids of the checks it must lose (read here as
     their names, from its drill's spec); SAYS, words its first lost check must contain;
+    SAYS_ON_GPU, those words on a GPU where they differ (a GPU shows some mistakes another
+    way: a read past an input is wrong values there, where the interpreter sees the read);
     MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught; TRITON_CHANGES_AT,
     the version where what a learner sees of its mistake changes."""
-    values = {"MAX_SCORE": 100, "RUNTIMES": ["interpreter", "gpu"], "TRITON_CHANGES_AT": None}
+    values = {
+        "MAX_SCORE": 100,
+        "RUNTIMES": ["interpreter", "gpu"],
+        "TRITON_CHANGES_AT": None,
+        "SAYS_ON_GPU": None,
+    }
     for node in ast.parse(path.read_text()).body:
         target = node.targets[0] if isinstance(node, ast.Assign) else None
         if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:

@@ -4,6 +4,8 @@ past the end of a). Told how such a mask goes wrong, not only that loads need ma
 
 LOSES = ["k_tail"]
 SAYS = "where k counts blocks"
+# a GPU sees no read, only its NaN padding in every element (H100, triton 3.6, 2026-12-06)
+SAYS_ON_GPU = "a load past the end of K"
 EDITS = [
     (
         "        a = tl.load(a_ptrs, mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)\n",
