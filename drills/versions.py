@@ -32,7 +32,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from drills import bootstrap, catalog, negatives
+from drills import bootstrap, catalog, controls
 from drills.runtime import major_minor
 
 # 3.4 and 3.5 are not: their interpreter launches a kernel without its run() (kernel[grid]
@@ -40,7 +40,7 @@ from drills.runtime import major_minor
 SUPPORTED = ("3.6.0", "3.7.1", "3.8.0", "3.9.0")
 NEWEST = SUPPORTED[-1]
 FOLDER = catalog.ROOT / ".versions"
-POSITIVES = catalog.ROOT / "tests" / "positives"
+POSITIVES = controls.POSITIVES
 
 # A T1 file whose add says which triton it imported: graded, it shows the runner's version.
 SAYS_ITS_TRITON = """
@@ -175,14 +175,16 @@ def grade_drill(drill_id: str) -> dict:
     reference = grading.grade(drill, "solutions", "interpreter")
     positives = {}
     for path in sorted((POSITIVES / drill.slug).glob("*.py")):
-        result = grading.grade(drill, str(path), "interpreter")
+        with tempfile.TemporaryDirectory() as folder:
+            right = controls.standalone(path, Path(folder))
+            result = grading.grade(drill, str(right), "interpreter")
         lost = [c.message for c in result.checks if c.scored and c.score < c.max_score]
         positives[path.stem] = {"score": result.score, "first_lost": (lost or [""])[0][:2000]}
     changing = {}
-    for path in sorted((negatives.NEGATIVES / drill.slug).glob("*.py")):
+    for path in sorted((controls.NEGATIVES / drill.slug).glob("*.py")):
         if negative_meta(path)["TRITON_CHANGES_AT"]:
             with tempfile.TemporaryDirectory() as folder:
-                wrong = negatives.standalone(path, Path(folder))
+                wrong = controls.standalone(path, Path(folder))
                 result = grading.grade(drill, str(wrong), "interpreter")
             checks = {c.name: (c.score, c.message) for c in result.checks}
             changing[path.stem] = caught(path, checks)

@@ -38,7 +38,7 @@ checkout, as on a machine that allows none: the integrity guard must undo it. LA
 No attack stops at the judge's static reading: each is valid Python whose functions all run
 (a test below), so each is graded end to end. Each attack's docstring says what it does and
 what it scored on the grader it was first written against. An attack that is a small edit of the
-reference says so as EDITS, as a negative does (drills/negatives.py makes the file).
+reference says so as EDITS, as a negative does (drills/controls.py makes the file).
 """
 
 import ast
@@ -52,7 +52,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, negatives
+from drills import catalog, controls
 from drills.judge import source
 
 ROOT = catalog.ROOT
@@ -200,7 +200,7 @@ def test_every_attack_names_its_layer_and_passes_the_static_reading(tmp_path):
     for path in ATTACKS:
         meta = attack_meta(path)
         assert meta["LAYER"] in LAYERS, f"{path.name}: LAYER {meta['LAYER']!r}"
-        learner = negatives.standalone(path, tmp_path)  # its EDITS must still apply
+        learner = controls.standalone(path, tmp_path)  # its EDITS must still apply
         read = source.read(learner, path.name)  # raises where the file cannot be read
         assert not any(map(read.raises_not_started, read.top_level)), path.name
 
@@ -220,7 +220,7 @@ def test_attack_scores_nothing(path, mode, tmp_path):
     impl, out = tmp_path / "impl", tmp_path / "out"
     impl.mkdir()
     out.mkdir()
-    shutil.copy(negatives.standalone(path, tmp_path / "attack"), impl / f"{drill.slug}.py")
+    shutil.copy(controls.standalone(path, tmp_path / "attack"), impl / f"{drill.slug}.py")
     if mode == "sandbox":
         open_to_nobody(repo)
     if meta["CANARY"]:

@@ -30,7 +30,7 @@ from xml.etree import ElementTree
 import pytest
 from test_self_attacks import open_to_nobody  # the module pytest collects, from tests/
 
-from drills import catalog, exports, negatives, report, runtime
+from drills import catalog, controls, exports, report, runtime
 from drills.failures import Failure, Kind
 from drills.grading import CheckResult, DrillResult
 
@@ -456,7 +456,7 @@ def test_grader_writes_every_format_with_the_native_total(tmp_path):
     # partly solved, whatever sizes this run draws: it adds in float32, so only the dtype check
     # (int32 values past 2^24) fails
     (impl / "t1_add.py").write_text(
-        negatives.source_text(negatives.NEGATIVES / "t1_add" / "adds_in_fp32.py")
+        controls.source_text(controls.NEGATIVES / "t1_add" / "adds_in_fp32.py")
     )
     paths = {fmt: tmp_path / "out" / f"{fmt}.out" for fmt in exports.FORMATS}
     done = grader(

@@ -19,13 +19,13 @@ import pytest
 import torch
 import triton
 
-from drills import catalog, chinese, grading, negatives, report, runtime, versions
+from drills import catalog, chinese, controls, grading, report, runtime, versions
 from drills.failures import Failure, Kind
 from drills.judge import testing
 from drills.judge.testing import Guarded, Hints, explain
 
 ROOT = catalog.ROOT
-NEGATIVES = sorted(negatives.NEGATIVES.glob("t*/*.py"))
+NEGATIVES = sorted(controls.NEGATIVES.glob("t*/*.py"))
 POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 
 
@@ -42,7 +42,7 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
         says = meta["SAYS_ON_GPU"]
     if kind() not in meta["RUNTIMES"]:
         pytest.skip(f"this mistake is only caught on: {', '.join(meta['RUNTIMES'])}")
-    wrong = negatives.standalone(path, tmp_path)
+    wrong = controls.standalone(path, tmp_path)
     # graded on what it claims: the checks it loses, or every check when it claims a most
     claims_a_most = meta["MAX_SCORE"] < 100
     only_checks = None if claims_a_most else loses
@@ -80,29 +80,31 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
         assert f"{words.name}：" in shown, c.name
 
 
-def test_every_negatives_edits_still_apply_to_its_reference():
-    """A negative written as EDITS of its reference must still be one: each edit's old text is
-    in the reference once, and the result is Python that differs from the reference."""
-    mutations = [path for path in NEGATIVES if negatives.edits_of(path) is not None]
-    assert mutations
+def test_every_controls_edits_still_apply_to_its_reference():
+    """A negative or a positive written as EDITS of its reference must still be one: each
+    edit's old text is in the reference once, and the result is Python that differs from the
+    reference."""
+    mutations = [path for path in NEGATIVES + POSITIVES if controls.edits_of(path) is not None]
+    assert any(p in POSITIVES for p in mutations) and any(p in NEGATIVES for p in mutations)
     for path in mutations:
         reference = catalog.find(path.parent.name).source("solutions").read_text()
-        text = negatives.source_text(path)
+        text = controls.source_text(path)
         assert text != reference, path
         compile(text, str(path), "exec")
 
 
 def test_an_edit_the_reference_no_longer_holds_is_named():
-    with pytest.raises(negatives.EditDoesNotApply, match="edit 2: 'b = 2' is not in"):
-        negatives.mutated("a = 1\n", [("a = 1", "a = 3"), ("b = 2", "b = 4")], "t1_add/x.py")
-    with pytest.raises(negatives.EditDoesNotApply, match="is 2 times in"):
-        negatives.mutated("a = 1\na = 1\n", [("a = 1", "a = 3")])
+    with pytest.raises(controls.EditDoesNotApply, match="edit 2: 'b = 2' is not in"):
+        controls.mutated("a = 1\n", [("a = 1", "a = 3"), ("b = 2", "b = 4")], "t1_add/x.py")
+    with pytest.raises(controls.EditDoesNotApply, match="is 2 times in"):
+        controls.mutated("a = 1\na = 1\n", [("a = 1", "a = 3")])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", POSITIVES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_correct_kernel_written_differently_gets_full_marks(path):
-    result = grading.grade(catalog.find(path.parent.name), str(path), kind())
+def test_correct_kernel_written_differently_gets_full_marks(path, tmp_path):
+    right = controls.standalone(path, tmp_path)
+    result = grading.grade(catalog.find(path.parent.name), str(right), kind())
     failed = [f"{c.name}: {c.message}" for c in result.checks if c.scored and c.score < c.max_score]
     if not versions.meant_for(path, triton.__version__):
         # a style this triton removed, or does not have yet: the learner is told so, and how
@@ -717,7 +719,7 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
 def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles
     never written, every other one written, on the interpreter by one program each."""
-    path = negatives.standalone(negatives.NEGATIVES / "t3_matmul" / "grid_rounds_down.py", tmp_path)
+    path = controls.standalone(controls.NEGATIVES / "t3_matmul" / "grid_rounds_down.py", tmp_path)
     check = "launches a grid that covers c (rounds up)"
     result = grading.grade(catalog.find("t3"), str(path), kind(), only_checks=[check])
     failed = next(c for c in result.checks if c.name == check)

@@ -10,6 +10,7 @@ import linecache
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.runtime.jit import JITFunction
 
-from drills import catalog
+from drills import catalog, controls
 from drills.judge import reading, source, syntax
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,10 @@ def entry_of(path: Path) -> str:
 
 
 def read(path: Path) -> source.LearnerSource:
-    return source.read(path, shown(path))
+    """The file as the judge reads it: for a control that is edits of a reference, the file the
+    edits make (drills/controls.py)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return source.read(controls.standalone(path, Path(folder)), shown(path))
 
 
 def learner(tmp_path: Path, text: str) -> source.LearnerSource:
@@ -131,7 +135,7 @@ def test_kernel_module_keeps_every_kernel_on_its_line(path):
     assert set(jit_functions(learner_source)) == set(learner_source.jit_function_names())
 
 
-def test_the_interpreter_changes_no_verdict():
+def test_the_interpreter_changes_no_verdict(tmp_path):
     """Under TRITON_INTERPRET=1 triton.language's own @jit functions are the interpreter's
     wrappers: the judge must still read the same files the same way."""
     script = (
@@ -140,7 +144,8 @@ def test_the_interpreter_changes_no_verdict():
         "    s = source.read(Path(name), name)\n"
         "    print(name, s.escapes(), s.kernel_module()[1])\n"
     )
-    files = [shown(p) for p in SOLUTIONS + POSITIVES if p.name not in HOST_WORK_ON_PURPOSE]
+    read_as = [p for p in SOLUTIONS + POSITIVES if p.name not in HOST_WORK_ON_PURPOSE]
+    files = [str(controls.standalone(p, tmp_path / shown(p))) for p in read_as]
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     run = subprocess.run(
         [sys.executable, "-c", script, *files],

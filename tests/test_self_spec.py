@@ -7,7 +7,7 @@ import re
 import pytest
 from test_self_editions import grading_rows  # the module pytest collects, from tests/
 
-from drills import catalog, grading, negatives, versions
+from drills import catalog, controls, grading, versions
 from drills.judge.testing import checks_of
 
 
@@ -48,7 +48,7 @@ def test_a_check_the_spec_does_not_declare_is_named_where_the_suite_is_imported(
 
 def test_every_negative_loses_checks_its_spec_declares():
     """LOSES holds ids: each is read as its check's name, and an unknown one is named."""
-    for path in sorted(negatives.NEGATIVES.glob("t*/*.py")):
+    for path in sorted(controls.NEGATIVES.glob("t*/*.py")):
         names = {c.name for c in catalog.find(path.parent.name).spec.checks}
         loses = versions.negative_meta(path)["LOSES"]
         assert loses and set(loses) <= names, path

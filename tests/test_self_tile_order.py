@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from drills import catalog, negatives, runtime
+from drills import catalog, controls, runtime
 from drills.judge.remote import LearnerCode
 from drills.judge.testing import watch, writers_by_prefix
 from tests.test_t4_matmul import make_case, order_case
@@ -42,8 +42,8 @@ def learner_code(path):
     ids=lambda p: p.stem,
 )
 def test_cut_grids_find_the_program_the_interpreter_saw_store_each_tile(path, tmp_path):
-    if "negatives" in path.parts:
-        path = negatives.standalone(path, tmp_path)
+    if controls.edits_of(path) is not None:
+        path = controls.standalone(path, tmp_path)
     code = learner_code(path)
     try:
         case = order_case(code, lambda group: group + 1, seed=3)
@@ -60,8 +60,8 @@ def test_cut_grids_find_the_program_the_interpreter_saw_store_each_tile(path, tm
 
 def test_a_file_that_reads_the_grids_size_gets_no_answer_from_cut_grids(tmp_path):
     # the persistent kernel striding by tl.num_programs(0), which a cut changes, not NUM_SMS
-    text = negatives.mutated(
-        (POSITIVES / "persistent.py").read_text(),
+    text = controls.mutated(
+        controls.source_text(POSITIVES / "persistent.py"),
         [
             (
                 "tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True)",

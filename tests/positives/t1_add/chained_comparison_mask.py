@@ -4,49 +4,11 @@ chained comparison masks both sides, `0 <= offs < n_elements`, which kernels hav
 3.9 on (the interpreter before it keeps only the last comparison, and a GPU compiler refuses
 it): a file the grader must tell so on older versions (drills/versions.py)."""
 
-import torch
-import triton
-import triton.language as tl
-
 TRITON_FROM = "3.9"
 
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    # program 0 takes the last whole block; the partial block, at the start, is the last one's
-    block_end = n_elements - pid.to(tl.int64) * BLOCK_SIZE
-    offs = block_end - BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # [BLOCK_SIZE]
-    mask = 0 <= offs < n_elements
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x + y, mask=mask)
-
-
-def add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-    check_inputs(x, y, out)
-    if out is None:
-        out = torch.empty_like(x)
-    n_elements = x.numel()
-    BLOCK_SIZE = 1024
-    # round up, so the last, partial block still gets a program
-    grid = (triton.cdiv(n_elements, BLOCK_SIZE),)
-    add_kernel[grid](x, y, out, n_elements, BLOCK_SIZE=BLOCK_SIZE, num_warps=4)
-    return out
-
-
-def check_inputs(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None) -> None:
-    """Reject what add_kernel cannot handle, with a message that says what was wrong."""
-    tensors = {"x": x, "y": y} if out is None else {"x": x, "y": y, "out": out}
-    for name, t in tensors.items():
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() != 1:
-            raise ValueError(f"{name} must be 1-D, got shape {tuple(t.shape)}")
-        if not t.is_contiguous():
-            raise ValueError(f"{name} must be contiguous (the kernel assumes stride 1)")
-        if t.shape != x.shape or t.dtype != x.dtype or t.device != x.device:
-            raise ValueError(
-                f"{name} must match x: got {tuple(t.shape)} {t.dtype} on {t.device}, "
-                f"x is {tuple(x.shape)} {x.dtype} on {x.device}"
-            )
+EDITS = [
+    (
+        "    # pid is int32: in int64, block starts past 2^31 elements do not wrap around\n    block_start = pid.to(tl.int64) * BLOCK_SIZE\n    offs = block_start + tl.arange(0, BLOCK_SIZE)  # [BLOCK_SIZE]\n    # the last program runs past n_elements: masked lanes neither read nor write\n    mask = offs < n_elements\n",
+        "    # program 0 takes the last whole block; the partial block, at the start, is the last one's\n    block_end = n_elements - pid.to(tl.int64) * BLOCK_SIZE\n    offs = block_end - BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # [BLOCK_SIZE]\n    mask = 0 <= offs < n_elements\n",
+    ),
+]

@@ -1,12 +1,13 @@
-"""Negative controls (tests/negatives/<slug>/NAME.py), and attacks (tests/attacks/<slug>/NAME.py),
-as mutations of the references.
+"""The repository's controls, as edits of the references: positive controls (tests/positives/<slug>/
+NAME.py, right kernels written differently), negative controls (tests/negatives/<slug>/NAME.py,
+wrong ones) and attacks (tests/attacks/<slug>/NAME.py).
 
-A negative or an attack that declares EDITS, a list of (old, new) pairs, stands for its drill's
-reference in solutions/ with each `old` (found there exactly once) replaced by `new`: its mistake
-reads as a diff of a line or two, and follows the reference when the reference changes. One that
-also declares EDITS_OF, a path from the repository's root, stands for that file edited instead
-(another correct design: the persistent reference, a positive). One whose mistake is no small
-edit of any of them is a whole file, graded as it is.
+A control that declares EDITS, a list of (old, new) pairs, stands for its drill's reference in
+solutions/ with each `old` (found there exactly once) replaced by `new`: its one idea, or its
+mistake, reads as a diff of a line or two, and follows the reference when the reference changes.
+One that also declares EDITS_OF, a path from the repository's root, stands for that file edited
+instead (another correct design: the persistent reference, a positive, itself perhaps edits). One
+that is no small edit of any of them is a whole file, graded as it is.
 """
 
 import ast
@@ -15,6 +16,7 @@ from pathlib import Path
 from drills import catalog
 
 NEGATIVES = catalog.ROOT / "tests" / "negatives"
+POSITIVES = catalog.ROOT / "tests" / "positives"
 
 
 class EditDoesNotApply(ValueError):
@@ -22,7 +24,7 @@ class EditDoesNotApply(ValueError):
 
 
 def declared(path: Path, name: str):
-    """The literal a negative assigns to `name`, or None."""
+    """The literal a control assigns to `name`, or None."""
     for node in ast.parse(path.read_text()).body:
         if (
             isinstance(node, ast.Assign)
@@ -34,7 +36,7 @@ def declared(path: Path, name: str):
 
 
 def edits_of(path: Path) -> list[tuple[str, str]] | None:
-    """The negative's EDITS, or None for a whole-file negative."""
+    """The control's EDITS, or None for a whole file."""
     edits = declared(path, "EDITS")
     return None if edits is None else [tuple(pair) for pair in edits]
 
@@ -56,18 +58,18 @@ def mutated(reference: str, edits: list[tuple[str, str]], name: str = "") -> str
 
 
 def source_text(path: Path) -> str:
-    """The wrong kernel file the negative stands for."""
+    """The kernel file the control stands for."""
     edits = edits_of(path)
     if edits is None:
         return path.read_text()
     base = declared(path, "EDITS_OF")
     drill = catalog.find(path.parent.name)
-    reference = (catalog.ROOT / base if base else drill.source("solutions")).read_text()
+    reference = source_text(catalog.ROOT / base) if base else drill.source("solutions").read_text()
     return mutated(reference, edits, f"{path.parent.name}/{path.name}")
 
 
 def standalone(path: Path, folder: Path) -> Path:
-    """The negative as a file of its own, `folder`/<name>/<slug>.py, as a learner's would be:
+    """The control as a file of its own, `folder`/<name>/<slug>.py, as a learner's would be:
     graded like one, with line numbers that are the reference's after the edits."""
     target = folder / path.stem / f"{path.parent.name}.py"
     target.parent.mkdir(parents=True, exist_ok=True)
