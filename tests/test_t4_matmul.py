@@ -14,7 +14,7 @@ import torch
 
 from drills import runtime, spec
 from drills.bench import Bench, Shape
-from drills.failures import Kind
+from drills.failures import Kind, Stop
 from drills.judge.remote import LearnerError, shared_empty
 from drills.judge.testing import (
     MANY_TILES,
@@ -308,7 +308,7 @@ def run_each_config(cases: list[Case]) -> None:
         except ConfigPruned:
             pruned.append(case.name)
         except LearnerError as e:
-            if e.kind != "out_of_resources":
+            if e.kind != Stop.OUT_OF_RESOURCES:
                 raise
             too_big.append(f"{case.name.split(', ', 1)[-1]}: {e}")
     if len(too_big) + len(pruned) == len(cases):
