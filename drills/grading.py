@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from drills import catalog, integrity, processes
+from drills import events as judge_events
 from drills.catalog import source_file
 from drills.failures import SHOWN_BY_STATUS, STATUS_OF_STOP, Failure, Kind, Outcome, Status, Stop
 from drills.judge import forks, syntax
@@ -116,76 +117,6 @@ class _Run:
     tampered: list[str] = field(default_factory=list)  # the judge's files the drill changed
 
 
-_KINDS = {*Stop, ""}
-_OUTCOMES = set(Outcome) - {Outcome.MISSING}
-
-
-def _valid(event) -> bool:
-    """The judge is trusted; its stream is still checked, as any input is."""
-    if not isinstance(event, dict):
-        return False
-    kind = event.get("event")
-    if kind == "collected":
-        items = event.get("items")
-        return isinstance(items, list) and all(
-            isinstance(i, dict)
-            and isinstance(i.get("nodeid"), str)
-            and isinstance(i.get("check"), (str, type(None)))
-            and isinstance(i.get("check_id", ""), (str, type(None)))
-            and isinstance(i.get("points"), (int, float))
-            and 0 <= i["points"] <= 100
-            for i in items
-        )
-    if kind == "start":
-        return isinstance(event.get("nodeid"), str)
-    if kind == "result":
-        return (
-            isinstance(event.get("nodeid"), str)
-            and event.get("outcome") in _OUTCOMES
-            and event.get("kind") in _KINDS
-            and isinstance(event.get("message"), str)
-            and isinstance(event.get("case"), str)
-            and ("tiles" not in event or _valid_tile_map(event["tiles"]))
-            and ("failure" not in event or Failure.valid_json(event["failure"]))
-        )
-    return False
-
-
-def _valid_tile_map(tiles) -> bool:
-    """A failing case's map of the output's tiles (drills.judge.testing.TileMap.to_json)."""
-    if not isinstance(tiles, dict) or set(tiles) != {
-        "block",
-        "rows",
-        "columns",
-        "marks",
-        "programs",
-    }:
-        return False
-    numbers = (
-        [*tiles["block"], tiles["rows"], tiles["columns"]]
-        if isinstance(tiles["block"], list)
-        else []
-    )
-    marks, programs = tiles["marks"], tiles["programs"]
-    return (
-        len(numbers) == 4
-        and all(isinstance(n, int) and n > 0 for n in numbers)
-        and isinstance(marks, list)
-        and all(isinstance(m, str) and set(m) <= set(".x-") for m in marks)
-        and (
-            programs is None
-            or isinstance(programs, list)
-            and len(programs) == len(marks)
-            and all(
-                isinstance(row, list)
-                and len(row) == len(m)
-                and all(isinstance(t, list) and all(isinstance(p, int) for p in t) for t in row)
-                for row, m in zip(programs, marks, strict=True)
-            )
-        )
-    )
-
-
 def _read_events(stream) -> list[dict]:
     """The judge's events, as many as fit the caps, without malformed ones."""
     events, total = [], 0
@@ -199,7 +130,7 @@ def _read_events(stream) -> list[dict]:
             event = json.loads(line)
         except ValueError:
             continue  # the last line of a judge killed while writing it
-        if _valid(event):
+        if judge_events.valid(event):
             events.append(event)
     for _ in stream:  # drain, so the judge never blocks on a full pipe
         pass
@@ -390,19 +321,20 @@ def _send_job(channel: socket.socket, job: str) -> None:
 
 
 def _synthetic(run: _Run, nodeid: str, kind: Stop, message: str) -> dict:
+    """The result the judge could not send for the case it was running when it died."""
     item = next(c for c in run.collected if c["nodeid"] == nodeid)
     case = nodeid[nodeid.index("[") + 1 : -1] if "[" in nodeid else ""
-    shows = SHOWN_BY_STATUS[kind]
-    return {
-        "nodeid": nodeid,
-        "check": item["check"],
-        "points": item["points"],
-        "case": case,
-        "outcome": Outcome.FAILED,
-        "kind": kind,
-        "message": message,
-        "failure": Failure.from_message(shows, message, case=case).to_json(),
-    }
+    failure = Failure.from_message(SHOWN_BY_STATUS[kind], message, case=case)
+    return judge_events.result(
+        nodeid,
+        item["check"],
+        item["points"],
+        case,
+        Outcome.FAILED,
+        kind,
+        message,
+        failure.to_json(),
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -613,6 +613,30 @@ def test_a_crashed_or_timed_out_drill_never_has_full_marks(run):
     assert score < 100
 
 
+def test_the_events_the_plugin_makes_are_the_events_the_grader_keeps():
+    """drills.events is the one definition: what its functions make, valid() accepts, and an
+    event without one of its fields, or with a value outside its enum, it drops."""
+    from drills import events
+    from drills.failures import Failure, Kind, Outcome, Stop
+
+    item = {"nodeid": "t::a[1]", "check": "adds", "check_id": "adds", "points": 10}
+    failure = Failure.from_message(Kind.WRONG_VALUES, "case 1: wrong values.", case="1")
+    made = [
+        events.collected([item]),
+        events.start("t::a[1]"),
+        events.result("t::a[1]", "adds", 10, "1", Outcome.PASSED, "", ""),
+        events.result(
+            "t::a[1]", "adds", 10, "1", Outcome.FAILED, Stop.FAILED, "x", failure.to_json()
+        ),
+    ]
+    assert all(events.valid(json.loads(json.dumps(e))) for e in made)
+    result = json.loads(json.dumps(made[2]))
+    for field in ("nodeid", "outcome", "kind", "message", "case"):
+        assert not events.valid({k: v for k, v in result.items() if k != field}), field
+    assert not events.valid(result | {"outcome": "missing"})  # the grader's word, not the judge's
+    assert not events.valid(result | {"kind": "exploded"})
+
+
 def test_the_events_stream_is_capped_and_validated():
     good = json.dumps({"event": "start", "nodeid": "a"})
     lines = [

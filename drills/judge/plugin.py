@@ -26,7 +26,7 @@ runtime.interpret_where_no_gpu_can_be()  # before the next imports bring in torc
 runtime.one_thread_when_interpreting()
 
 # after the environment above is set: these import torch
-from drills import catalog, processes  # noqa: E402
+from drills import catalog, events, processes  # noqa: E402
 from drills.failures import Failure, Kind, Outcome, Stop  # noqa: E402
 from drills.judge import testing  # noqa: E402
 from drills.judge.remote import LearnerCode, LearnerError, Sandbox  # noqa: E402
@@ -67,7 +67,7 @@ def pytest_unconfigure(config):
     processes.kill_descendants()
 
 
-def _emit(config, **event):
+def _emit(config, event: dict) -> None:
     stream = getattr(config, "_drills_events", None)
     if stream is not None:
         stream.write(json.dumps(event) + "\n")
@@ -100,22 +100,23 @@ def pytest_collection_modifyitems(session, config, items):
         _deselect(config, items, lambda item: item.nodeid in done)
     _emit(
         config,
-        event="collected",
-        items=[
-            {
-                "nodeid": item.nodeid,
-                "check": _check_of(item)[0],
-                "check_id": _check_id(item),
-                "points": _check_of(item)[1],
-            }
-            for item in items
-        ],
+        events.collected(
+            [
+                {
+                    "nodeid": item.nodeid,
+                    "check": _check_of(item)[0],
+                    "check_id": _check_id(item),
+                    "points": _check_of(item)[1],
+                }
+                for item in items
+            ]
+        ),
     )
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
-    _emit(item.config, event="start", nodeid=item.nodeid)
+    _emit(item.config, events.start(item.nodeid))
 
 
 def pytest_runtest_setup(item):
@@ -219,15 +220,7 @@ def pytest_runtest_makereport(item, call):
         if state["outcome"] == Outcome.PASSED:
             state["message"] = "\n".join(notes)
         name, points = _check_of(item)
-        _emit(
-            item.config,
-            event="result",
-            nodeid=item.nodeid,
-            check=name,
-            points=points,
-            case=_case_of(item),
-            **state,
-        )
+        _emit(item.config, events.result(item.nodeid, name, points, _case_of(item), **state))
 
 
 def _case_of(item) -> str:
