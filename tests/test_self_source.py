@@ -199,18 +199,19 @@ def compile_for_sm90(path: Path) -> bool:
     return "ptx" in compiled.asm
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=shown)
-def test_solution_kernel_modules_compile_for_sm90(path):
-    # In a process with the interpreter off, as the judge compiles: where triton.language was
-    # imported under TRITON_INTERPRET=1, its own helpers (tl.cdiv) are interpreted functions,
-    # which the compiler cannot call.
+def in_a_compiling_process(function: str, path: Path) -> subprocess.CompletedProcess:
+    """print(`function`(path)), a function of this module, in a Python of its own with the
+    interpreter off, as the judge compiles: where triton.language was imported under
+    TRITON_INTERPRET=1, its own helpers (tl.cdiv) are interpreted functions, which the compiler
+    cannot call, and a kernel run on the interpreter leaves triton.language patched (as other
+    tests of the same worker do), so that the compiler then fails elsewhere."""
     environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     script = (
         "import sys; from pathlib import Path; sys.path.insert(0, 'tests'); "
-        "from test_self_source import compile_for_sm90; "
-        "print(compile_for_sm90(Path(sys.argv[1])))"
+        f"from test_self_source import {function}; "
+        f"print({function}(Path(sys.argv[1])))"
     )
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", script, str(path)],
         cwd=ROOT,
         env=environment,
@@ -219,6 +220,11 @@ def test_solution_kernel_modules_compile_for_sm90(path):
         timeout=300,
         check=False,
     )
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=shown)
+def test_solution_kernel_modules_compile_for_sm90(path):
+    done = in_a_compiling_process("compile_for_sm90", path)
     assert done.returncode == 0 and done.stdout.split() == ["True"], done.stderr[-3000:]
 
 
@@ -974,6 +980,19 @@ def test_only_triton_math_imports_and_safe_constants_are_kept(tmp_path):
     assert "k" in jit_functions(learner_source)
 
 
+def compile_error_of_add_kernel(path: Path) -> str:
+    """What triton says when it refuses to compile the file's add_kernel for sm_90."""
+    learner = source.read(path, "mine/t1_add.py")
+    signature = {"x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    fn = jit_functions(learner)["add_kernel"]
+    ast_source = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={"BLOCK": 16})
+    try:
+        triton.compile(ast_source, target=GPUTarget("cuda", 90, 32))
+    except triton.compiler.CompilationError as refused:
+        return str(refused)
+    return "compiled"
+
+
 def test_a_compile_error_is_placed_at_a_line_of_the_learners_file(tmp_path):
     """triton counts a compile error's line from the kernel's `def`; the learner reads files."""
     path = tmp_path / "t1_add.py"
@@ -994,34 +1013,9 @@ def test_a_compile_error_is_placed_at_a_line_of_the_learners_file(tmp_path):
         )
     )
     learner = source.read(path, "mine/t1_add.py")
-    # compiled in a fresh process: running a kernel on the interpreter in this one (as other
-    # tests of the same worker do) leaves triton.language patched, and the compiler then
-    # fails elsewhere in the kernel
-    script = (
-        "import sys, triton; from pathlib import Path\n"
-        "from triton.backends.compiler import GPUTarget\n"
-        "from drills.judge import source\n"
-        "from tests.test_self_source import jit_functions\n"
-        "learner = source.read(Path(sys.argv[1]), 'mine/t1_add.py')\n"
-        "signature = {'x_ptr': '*fp32', 'n': 'i32', 'BLOCK': 'constexpr'}\n"
-        "fn = jit_functions(learner)['add_kernel']\n"
-        "ast_source = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={'BLOCK': 16})\n"
-        "try:\n"
-        "    triton.compile(ast_source, target=GPUTarget('cuda', 90, 32))\n"
-        "except triton.compiler.CompilationError as refused:\n"
-        "    print(refused)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    run = subprocess.run(
-        [sys.executable, "-c", script, str(path)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    message = run.stdout
-    assert "at 4:4:\ndef add_kernel(" in message, run.stdout + run.stderr  # counted from the def
+    done = in_a_compiling_process("compile_error_of_add_kernel", path)
+    message = done.stdout
+    assert "at 4:4:\ndef add_kernel(" in message, done.stderr[-3000:]  # counted from the def
     assert "at mine/t1_add.py, line 9, column 4:\ndef add_kernel(" in learner.in_file_lines(message)
 
 
