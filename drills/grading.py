@@ -576,10 +576,10 @@ def needs_a_judge(drill: catalog.Drill, impl: str) -> bool:
     has no grade for it): the grader starts the judge's image loading early for such a file.
     A forecast: the grade itself reads the private copy."""
     source = source_file(impl, drill.slug)
-    try:
-        return source.is_file() and decided_at_once(drill, source, str(source)) is None
-    except OSError:
-        return False
+    with tempfile.TemporaryDirectory(prefix="forecast-") as folder:
+        # read as the grade reads it: never through a link, a FIFO or past the size limit
+        copy = private_copy(source, Path(folder))
+        return decided_at_once(drill, copy, _relative(source)) is None
 
 
 def _every_check(
