@@ -915,3 +915,26 @@ def test_each_check_lists_its_cases_by_id_with_what_became_of_them(capsys):
     report.show([result], "mine", verbose=True)
     shown = capsys.readouterr().out
     assert "cases: 4096 ✓ · bias[::2] ✗ · adds twice not run · 2^24 missing" in shown
+
+
+def test_the_forecast_of_a_judge_reads_the_file_as_the_grade_does(tmp_path):
+    """The grader starts loading the judge's image early for a file a judge will run: its look
+    at the file must never block on a FIFO, follow a link or read past the size limit."""
+    drill = catalog.find("t1")
+    impl = tmp_path / "impl"
+    impl.mkdir()
+    target = impl / "t1_add.py"
+    shutil.copy(drill.source("solutions"), target)
+    assert grading.needs_a_judge(drill, str(impl))
+    shutil.copy(drill.stub, target)
+    assert not grading.needs_a_judge(drill, str(impl))  # answered without a judge
+    target.unlink()
+    os.mkfifo(target)  # an open() of it would wait for a writer
+    assert not grading.needs_a_judge(drill, str(impl))
+    target.unlink()
+    target.symlink_to(drill.source("solutions"))  # the grade refuses a link, unread
+    assert not grading.needs_a_judge(drill, str(impl))
+    target.unlink()
+    with open(target, "wb") as f:  # too large to grade: never read
+        f.truncate(grading.MAX_SOURCE_BYTES + 1)
+    assert not grading.needs_a_judge(drill, str(impl))
