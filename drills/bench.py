@@ -485,8 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
-    except KeyError as e:
-        print(f"make bench: {e.args[0]}", file=sys.stderr)
+    except catalog.NotFound as e:
+        print(f"make bench: {e}", file=sys.stderr)
         return 2
     rt = runtime.current()
     if not rt.is_gpu:

@@ -59,13 +59,31 @@ DRILLS = [
 ]
 
 
+class NotFound(KeyError):
+    """A name on the command line that names no drill, or no check of one: what to say, in
+    English (str()) and in Chinese (said("zh"))."""
+
+    def __init__(self, english: str, chinese: str):
+        super().__init__(english)
+        self.chinese = chinese
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+    def said(self, language: str) -> str:
+        return self.chinese if language == "zh" else self.args[0]
+
+
 def find(name: str) -> Drill:
     """Look a drill up by id ("t1") or slug ("t1_add")."""
     for drill in DRILLS:
         if name in (drill.id, drill.slug):
             return drill
     known = ", ".join(d.id for d in DRILLS)
-    raise KeyError(f"no drill named {name!r}; the drills are {known}")
+    raise NotFound(
+        f"no drill named {name!r}; the drills are {known}",
+        f"没有名为 {name!r} 的练习；练习有 {known}",
+    )
 
 
 def source_file(impl: str, slug: str) -> Path:

@@ -97,10 +97,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     chinese.keep_choice()
+    language = chinese.language()
     try:
         selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
-    except KeyError as e:
-        print(f"grader.py: {e.args[0]}", file=sys.stderr)
+    except catalog.NotFound as e:
+        print(f"grader.py: {e.said(language)}", file=sys.stderr)
         return 2
     unknown = [fmt for fmt, _ in args.format if fmt not in exports.FORMATS]
     if unknown:
@@ -137,17 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         from drills.versions import unsupported
 
         versions = runtime.versions()
-        problem = unsupported(versions)
+        problem = unsupported(versions, language)
         if problem:
             print(f"grader.py: {problem}", file=sys.stderr)
             return 2
         rt = runtime.current()
     except ImportError as e:
-        print(
-            f"grader.py: the environment is broken: {e}. Run `make grade`, which sets up "
-            ".venv, or install the packages in pyproject.toml.",
-            file=sys.stderr,
-        )
+        print(f"grader.py: {BROKEN[language].format(error=e)}", file=sys.stderr)
         return 2
     problem = _too_little_memory(rt)
     if problem:
@@ -155,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         only_checks = _chosen_checks(args.check, selected)
-    except KeyError as e:
-        print(f"grader.py: {e.args[0]}", file=sys.stderr)
+    except catalog.NotFound as e:
+        print(f"grader.py: {e.said(language)}", file=sys.stderr)
         return 2
     _start_loading_the_judge(args, selected)
     processes.guard_this_process()
@@ -174,6 +171,15 @@ def main(argv: list[str] | None = None) -> int:
         processes.kill_descendants(spare=kept_warm(args))
         if confinement:
             confinement.release()
+
+
+# An environment that cannot import what grading needs, per language.
+BROKEN = {
+    "en": "the environment is broken: {error}. Run `make grade`, which sets up .venv, or "
+    "install the packages in pyproject.toml.",
+    "zh": "环境坏了：{error}。运行 `make grade`（它会建好 .venv），或者安装 pyproject.toml "
+    "里列出的包。",
+}
 
 
 def _start_loading_the_judge(args, selected) -> None:
@@ -220,7 +226,10 @@ def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
     if text is None:
         return None
     if len(selected) != 1:
-        raise KeyError("--check needs one drill: make grade DRILL=t3 CHECK=k_tail")
+        raise catalog.NotFound(
+            "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
+            "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
+        )
     return grading.select_checks(selected[0], text)
 
 

@@ -351,9 +351,11 @@ def select_checks(drill: catalog.Drill, text: str) -> list[str]:
     ]
     if not chosen:
         listed = "\n".join(f"  {c.id:<14}{c.name}" for c in checks)
-        raise KeyError(
+        raise catalog.NotFound(
             f"no check of {drill.id} has {text!r} as its id or in its name; its checks, "
-            f"id and name:\n{listed}"
+            f"id and name:\n{listed}",
+            f"{drill.id} 没有哪个检查的 id 是 {text!r}，名字里也没有它；它的检查（id 和名字）：\n"
+            f"{listed}",
         )
     return chosen
 

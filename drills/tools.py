@@ -250,7 +250,7 @@ def _version(name: str) -> tuple[str, tuple[int, ...]]:
     return text, numbers
 
 
-# What `make doctor` says, per language (the versions' line is the grader's own, in English).
+# What `make doctor` says, per language (the versions' line is drills.versions.unsupported's).
 DOCTOR_WORDS = {
     "en": {
         "interpreter": "kernels run as Python on the CPU; benchmarks and GPU-only cases need a GPU",
@@ -335,7 +335,7 @@ def doctor() -> int:
     else:
         print(f"runtime  {rt.description}: {words['interpreter']}")
     problems = known_problems(versions, on_gpu=rt.is_gpu)
-    outside = unsupported({name: text for name, (text, _) in versions.items()})
+    outside = unsupported({name: text for name, (text, _) in versions.items()}, chinese.language())
     # the grader refuses versions outside the range before it grades anything
     for problem in [*problems, outside] if outside else problems:
         print(f"\n{words['problem']}: {problem}")
@@ -441,8 +441,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         drill = catalog.find(args.drill) if args.drill else state.first_unfinished()
-    except KeyError as e:
-        print(e.args[0], file=sys.stderr)
+    except catalog.NotFound as e:
+        print(e.said(chinese.language()), file=sys.stderr)
         return 2
     if args.tool == "hint":
         return hint(drill)

@@ -67,7 +67,7 @@ def in_range(version: str, spec: str) -> bool:
     return major_minor(low) <= major_minor(version) < major_minor(high)
 
 
-def unsupported(found: dict[str, str]) -> str:
+def unsupported(found: dict[str, str], language: str = "en") -> str:
     """One line for a torch or triton outside the tested range, whichever environment the grader
     runs in (a learner's own venv too), naming what is installed and the command that installs
     versions in range; "" when both are in it. Outside it a verdict would blame the learner's
@@ -80,10 +80,17 @@ def unsupported(found: dict[str, str]) -> str:
     if not outside:
         return ""
     wanted = " ".join(f"'{name}{spec}'" for name, spec in ranges.items())
+    tested = ", ".join(n + s for n, s in ranges.items())
+    install = f"{sys.executable} -m pip install {wanted}"
+    if language == "zh":
+        return (
+            f"{'、'.join(outside)} 不在这些练习测试过的版本范围内（{tested}），所以什么也没有评分："
+            f"用 {install} 安装测试过的版本"
+        )
     return (
         f"{' and '.join(outside)} {'is' if len(outside) == 1 else 'are'} outside the versions the "
-        f"drills are tested on ({', '.join(n + s for n, s in ranges.items())}), so nothing was "
-        f"graded: install tested ones with {sys.executable} -m pip install {wanted}"
+        f"drills are tested on ({tested}), so nothing was graded: install tested ones with "
+        f"{install}"
     )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog, state, tools, versions
+from drills import catalog, chinese, state, tools, versions
 
 ROOT = catalog.ROOT
 
@@ -442,7 +442,6 @@ def test_an_empty_or_missing_file_points_to_reset(clone, damage):
 def test_the_language_asked_for_outranks_the_kept_one_which_outranks_the_locale(
     monkeypatch, tmp_path, capsys
 ):
-    from drills import chinese
 
     monkeypatch.setattr(state, "STATE", tmp_path / "state.json")
     for name in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES"):
@@ -508,3 +507,20 @@ def test_reset_compare_and_doctor_speak_the_language_kept(clone, monkeypatch):
     monkeypatch.setenv("DRILLS_LANG", "zh")
     (problem,) = tools.known_problems(breaks, on_gpu=False)
     assert "numpy 2.4.1 搭配 triton 3.6.0" in problem and "pip install 'numpy<2.4'" in problem
+
+
+def test_the_graders_refusals_speak_the_language_kept(monkeypatch, capsys):
+    from drills import cli
+
+    monkeypatch.setattr(chinese, "language", lambda: "zh")  # kept, as make grade LANG=zh keeps it
+    assert cli.main(["t9"]) == 2
+    assert "没有名为 't9' 的练习；练习有 t1, t2, t3, t4" in capsys.readouterr().err
+    assert cli.main(["t1", "--check", "zzz"]) == 2
+    said = capsys.readouterr().err
+    assert "t1 没有哪个检查的 id 是 'zzz'" in said
+    assert all(c.id in said for c in catalog.find("t1").spec.checks)
+    assert cli.main(["--check", "tail"]) == 2
+    assert "--check 只能用于一个练习" in capsys.readouterr().err
+    note = versions.unsupported({"torch": "2.15.0", "triton": "3.5.0"}, "zh")
+    assert note.startswith("torch 2.15.0、triton 3.5.0 不在这些练习测试过的版本范围内")
+    assert f"{sys.executable} -m pip install" in note
