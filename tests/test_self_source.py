@@ -207,9 +207,10 @@ def in_a_compiling_process(function: str, *paths: Path) -> subprocess.CompletedP
     other tests of the same worker do), so that the compiler then fails elsewhere."""
     environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     script = (
-        "import sys; from pathlib import Path; sys.path.insert(0, 'tests'); "
-        f"from test_self_source import {function}; "
-        f"[print({function}(Path(path))) for path in sys.argv[1:]]"
+        "import sys; from pathlib import Path; sys.path.insert(0, 'tests')\n"
+        f"from test_self_source import {function}\n"
+        "for path in sys.argv[1:]:\n"
+        f"    print({function}(Path(path)))\n"
     )
     return subprocess.run(
         [sys.executable, "-c", script, *map(str, paths)],
