@@ -144,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         rt = runtime.current()
     except ImportError as e:
-        print(f"grader.py: {BROKEN[language].format(error=e)}", file=sys.stderr)
+        print(f"grader.py: {REFUSED_WORDS[language]['broken'].format(error=e)}", file=sys.stderr)
         return 2
     problem = _too_little_memory(rt)
     if problem:
         print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
+        return 2
+    if args.check is not None and len(selected) != 1:
+        print(f"grader.py: {REFUSED_WORDS[language]['one_drill']}", file=sys.stderr)
         return 2
     try:
         only_checks = _chosen_checks(args.check, selected)
@@ -173,12 +176,19 @@ def main(argv: list[str] | None = None) -> int:
             confinement.release()
 
 
-# An environment that cannot import what grading needs, per language.
-BROKEN = {
-    "en": "the environment is broken: {error}. Run `make grade`, which sets up .venv, or "
-    "install the packages in pyproject.toml.",
-    "zh": "环境坏了：{error}。运行 `make grade`（它会建好 .venv），或者安装 pyproject.toml "
-    "里列出的包。",
+# What the grader says when it refuses to start, per language (the versions' line is
+# drills.versions.unsupported's, a name that is not there catalog.NotFound's).
+REFUSED_WORDS = {
+    "en": {
+        "broken": "the environment is broken: {error}. Run `make grade`, which sets up .venv, "
+        "or install the packages in pyproject.toml.",
+        "one_drill": "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
+    },
+    "zh": {
+        "broken": "环境坏了：{error}。运行 `make grade`（它会建好 .venv），或者安装 "
+        "pyproject.toml 里列出的包。",
+        "one_drill": "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
+    },
 }
 
 
@@ -220,16 +230,12 @@ def _output_problem(requests: list[tuple[str, Path]]) -> str:
 
 
 def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
-    """The names of the checks `--check TEXT` chooses; None (every check) without it."""
+    """The names of the checks `--check TEXT` chooses in the one drill selected; None (every
+    check) without it."""
     from drills import grading
 
     if text is None:
         return None
-    if len(selected) != 1:
-        raise catalog.NotFound(
-            "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
-            "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
-        )
     return grading.select_checks(selected[0], text)
 
 

@@ -417,17 +417,13 @@ def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
             failure=first.get("failure"),
         )
     if None in results:
-        status, shows, why = (
-            (Status.TIMEOUT, Kind.TIMEOUT, "the drill ran out of time before this check")
+        status, why = (
+            (Status.TIMEOUT, "the drill ran out of time before this check")
             if run.timed_out
-            else (
-                Status.CRASHED,
-                Kind.CRASHED,
-                "the judge stopped before this check; see the drill",
-            )
+            else (Status.CRASHED, "the judge stopped before this check; see the drill")
         )
         message = f"not run: {why}."
-        failure = Failure.from_message(shows, message).to_json()
+        failure = Failure.from_message(SHOWN_BY_STATUS[status], message).to_json()
         return CheckResult(name, status, 0.0, points, message, scored=scored, failure=failure)
     if not ran:
         return CheckResult(

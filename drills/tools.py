@@ -337,7 +337,7 @@ def doctor() -> int:
     problems = known_problems(versions, on_gpu=rt.is_gpu)
     outside = unsupported({name: text for name, (text, _) in versions.items()}, chinese.language())
     # the grader refuses versions outside the range before it grades anything
-    for problem in [*problems, outside] if outside else problems:
+    for problem in filter(None, [*problems, outside]):
         print(f"\n{words['problem']}: {problem}")
     if outside:
         return 1

@@ -52,8 +52,9 @@ MAX_STARTS = 12
 
 class LearnerError(Exception):
     """A case could not get a result from the learner's code: `kind` says how (a Stop), the
-    message says it in words, `shows` the kind of mistake (drills.failures; by default, the one `kind` is),
-    and `line` the line of the learner's file it points at, where it points at one."""
+    message says it in words, `shows` the kind of mistake (drills.failures; by default, the
+    one `kind` is), and `line` the line of the learner's file it points at, where it points at
+    one."""
 
     def __init__(
         self, kind: Stop, message: str, shows: Kind | None = None, line: int | None = None
