@@ -643,12 +643,14 @@ class Runner:
 
     @contextlib.contextmanager
     def forced_config(self, chosen):
-        """Autotune the kernel named chosen["kernel"] over one config only: the `index`-th of
-        the learner's list (a GPU tries every config), or, given with "configs", of the list a
-        GPU machine's environment makes (the judge reads it from the source); then the
-        module's own list, where the autotuner holds it, reads as on a GPU too, for host code
-        that reads it (a grid from CONFIGS[0]). The kernel's own pruning still runs over the
-        whole list, as autotune runs it: a config it removes for the call raises PrunedAway."""
+        """Autotune the kernel named chosen["kernel"] so that it keeps one config: the
+        `index`-th of the learner's list (a GPU may choose any), or, given with "configs", of
+        the list a GPU machine's environment makes (the judge reads it from the source); then
+        the module's own list, where the autotuner holds it, reads as on a GPU too, for host
+        code that reads it (a grid from CONFIGS[0]). Autotune prunes and times the whole list
+        as it would, the wanted config first among those its pruning keeps (a config the
+        pruning removes for the call raises PrunedAway): its timing runs, where the call
+        shows them, are a GPU's."""
         if chosen is None:
             yield
             return
@@ -665,16 +667,18 @@ class Runner:
         wanted = listed[chosen["index"]]
         prune = kernel.prune_configs
 
-        def only_the_wanted(kwargs):
+        def the_wanted_first(kwargs):
             kept = prune(kwargs)
-            if not any(c is wanted or str(c) == str(wanted) for c in kept):
+            others = [c for c in kept if not (c is wanted or str(c) == str(wanted))]
+            if len(others) == len(kept):
                 raise PrunedAway(f"{wanted} is pruned away for this call")
-            return [wanted]
+            # the benchmarker here ties every config, and autotune keeps the first of a tie
+            return [wanted, *others]
 
-        # two configs, so that autotune prunes (it skips pruning a list of one); the
-        # benchmarker here times nothing, and the pruned list holds the wanted one alone
-        kernel.configs = listed if len(listed) > 1 else [wanted, wanted]
-        kernel.prune_configs = only_the_wanted
+        # the whole list, so that autotune prunes and times as it would (a list of one it
+        # neither prunes nor times)
+        kernel.configs = listed
+        kernel.prune_configs = the_wanted_first
         kernel.cache.clear()
         try:
             yield

@@ -23,6 +23,7 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
+    adds_with_atomics,
     big_gpu_memory,
     check_allocates,
     checks_of,
@@ -197,14 +198,19 @@ def autotuned_kernel(impl) -> str:
     launched = kernels_launched(make_case(impl, *GRID_SHAPES[0], seed=2))
     if not launched:
         fail(Kind.NO_LAUNCH, "matmul launched no Triton kernel, so no autotune config ran.")
-    for name in reversed(launched):
-        if impl.configs(name, "matmul"):
-            return name
+    kernel = autotuned_kernel_among(impl, launched)
+    if kernel is not None:
+        return kernel
     fail(
         Kind.NOT_AUTOTUNED,
         f"{launched[-1]} is not autotuned: decorate it with @triton.autotune(configs=CONFIGS, "
         "key=['M', 'N', 'K']).",
     )
+
+
+def autotuned_kernel_among(impl, launched: list[str]) -> str | None:
+    """The last of the kernels a call launched that autotune wraps, or None."""
+    return next((name for name in reversed(launched) if impl.configs(name, "matmul")), None)
 
 
 def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
@@ -227,20 +233,29 @@ def autotune_configs(impl, kernel: str) -> list[tuple[str, dict]]:
             "config for every other); triton 3.9 refuses the file. Use the kernel's own "
             "argument names: key=['M', 'N', 'K']."
         )
-    listed = impl.source_configs(kernel)
-    if listed is None:
-        return [(c, {}) for c in claimed]
-    read = [str(c) for c in listed]
+    configs = listed_configs(impl, kernel)
+    read = [text for text, _ in configs]
     if read != claimed:
         fail(
             Kind.NOT_AUTOTUNED,
             f"{kernel}'s configs as your file runs them ({len(claimed)}: {claimed[:2]}) are not "
             f"the ones its source lists ({len(read)}: {read[:2]}).",
         )
-    return [
-        (text, c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages})
-        for text, c in zip(read, listed, strict=True)
-    ]
+    return configs
+
+
+def listed_configs(impl, kernel: str) -> list[tuple[str, dict]]:
+    """`kernel`'s configs, each with the values its launch must use, as its source lists them;
+    where the list cannot be read without running code, the runner's, values unknown."""
+    listed = impl.source_configs(kernel)
+    if listed is None:
+        return [(c, {}) for c in impl.configs(kernel, "matmul")]
+    return [(str(c), config_values(c)) for c in listed]
+
+
+def config_values(config) -> dict:
+    """The constexprs and launch options a config sets."""
+    return config.kwargs | {"num_warps": config.num_warps, "num_stages": config.num_stages}
 
 
 # On a GPU, rows of tiles that no group of 8 divides, whatever the tile's height from 32 to 256
@@ -263,10 +278,26 @@ def test_multiplies(impl, shape):
     run_case(make_case(impl, M, N, K, seed=1, integers=bool(integers)))
 
 
+# K long enough for a split of K into 4 blocks of 64, the widest the usual pruning keeps
+TWICE_SHAPE = (96, 80, 256)
+
+
 @check("multiplies")
 def test_multiplies_twice(impl):
-    # two calls in a row: what the first leaves behind (a workspace) must not change the second
-    run_twice(make_case(impl, 96, 80, 64, seed=1))
+    # two calls in a row: what the first leaves behind (a workspace) must not change the second.
+    # A kernel that adds into its output with atomics runs as a GPU's autotune may run it, with
+    # each config chosen in turn: on the first call of a shape, the timing runs into the call's
+    # own output, then the real run; the second call, answered from autotune's cache, untimed.
+    # A split-K config whose output only reset_to_zero zeroes (around those timing runs) adds
+    # into whatever the second output held. The judge's timing ties: unforced, it keeps the
+    # first config, where a GPU may choose any.
+    case = make_case(impl, *TWICE_SHAPE, seed=1)
+    kernel = autotuned_kernel_among(impl, kernels_launched(case))
+    if kernel is None or not adds_with_atomics(case):
+        run_twice(case)
+        return
+    cases = config_cases(impl, kernel, TWICE_SHAPE, 1, listed_configs(impl, kernel))
+    run_each_config([dataclasses.replace(c, benchmarked=True) for c in cases], run=run_twice)
 
 
 # Two shapes that triton compiles alike (K and a's row stride are multiples of 16; M, N and
@@ -279,10 +310,18 @@ GRID_SHAPES = [(100, 70, 48), (250, 260, 64)]
 @pytest.mark.parametrize("shape", mnk(*GRID_SHAPES, gpu=[(*MANY_TILES, 64)]))
 def test_grid_follows_config(impl, shape):
     kernel = autotuned_kernel(impl)
-    configs = autotune_configs(impl, kernel)
+    run_each_config(config_cases(impl, kernel, shape, 2, autotune_configs(impl, kernel)))
+    run_first_call(impl, shape)
+
+
+def config_cases(impl, kernel: str, shape, seed: int, configs: list[tuple[str, dict]]) -> list:
+    """A case of `shape` for each of `kernel`'s configs (each with the values its launch must
+    use, where known), forced in turn. A GPU compiles each config it runs: so does the judge on
+    the CPU, which also runs each config of the list the file makes on a GPU, at the smaller
+    shape, whose edges already cut every tile."""
     cases = [
         dataclasses.replace(
-            make_case(impl, *shape, seed=2),
+            make_case(impl, *shape, seed=seed),
             name=f"M={shape[0]} N={shape[1]} K={shape[2]}, {case_text(config)}",
             config={"kernel": kernel, "index": index},
             launched_with=values,
@@ -290,21 +329,18 @@ def test_grid_follows_config(impl, shape):
         for index, (config, values) in enumerate(configs)
     ]
     if not runtime.current().is_gpu:
-        # a GPU compiles each config it runs: so does the judge before a run counts; the
-        # interpreter runs each at the smaller shape, whose edges already cut every tile
-        cases += gpu_config_cases(impl, kernel, shape, 2, [values for _, values in configs])
-    run_each_config(cases)
-    run_first_call(impl, shape)
+        cases += gpu_config_cases(impl, kernel, shape, seed, [values for _, values in configs])
+    return cases
 
 
-def run_each_config(cases: list[Case]) -> None:
-    """Each case, one config each: a config the kernel's own pruning (prune_configs_by) removes
-    for the case's shape is skipped, as autotune skips it, and so, on a GPU, is one that cannot
-    load there (with a note); at least one must run."""
+def run_each_config(cases: list[Case], run=run_case) -> None:
+    """Each case, one config each, run by `run`: a config the kernel's own pruning
+    (prune_configs_by) removes for the case's shape is skipped, as autotune skips it, and so,
+    on a GPU, is one that cannot load there (with a note); at least one must run."""
     too_big, pruned = [], []
     for case in cases:
         try:
-            run_case(case)
+            run(case)
         except ConfigPruned:
             pruned.append(case.name)
         except LearnerError as e:
@@ -346,7 +382,7 @@ def gpu_config_cases(impl, kernel: str, shape, seed: int, ran: list[dict]) -> li
     ]
     cases = []
     for index, config in enumerate(listed):
-        values = config.kwargs | {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        values = config_values(config)
         if values in ran:
             continue
         ran.append(values)
@@ -797,10 +833,7 @@ def test_compiles_for_gpu(impl):
     autotuned = [launch.kernel for launch in launches if impl.autotuned(launch.kernel)]
     if not runtime.current().is_gpu and autotuned:
         # each config a GPU would run, as it would launch it
-        ran = [
-            c.kwargs | {"num_warps": c.num_warps, "num_stages": c.num_stages}
-            for c in impl.source_configs(autotuned[-1]) or []
-        ]
+        ran = [config_values(c) for c in impl.source_configs(autotuned[-1]) or []]
         cases = gpu_config_cases(impl, autotuned[-1], (100, 70, 48), 8, ran)
         if cases:
             run_each_config(cases)

@@ -18,6 +18,7 @@ from drills.judge.testing.case import (
     Case,
     ConfigPruned,
     Hints,
+    adds_with_atomics,
     check_allocates,
     descriptor_store_chunks,
     failure,
@@ -65,6 +66,7 @@ from drills.judge.testing.suite import (
 from drills.judge.testing.tiles import MANY_TILES, TileMap, matmul_tile, stored_by, tile_map
 
 __all__ = [
+    "adds_with_atomics",
     "big_gpu_memory",
     "Case",
     "CaseFailed",
