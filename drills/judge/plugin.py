@@ -138,23 +138,57 @@ def _show(path: Path) -> str:
         return str(path)
 
 
-@pytest.fixture(scope="module")
-def impl(request):
-    """The learner's code for the test file's drill, chosen by --impl, run by a runner."""
-    config = request.config
-    slug = re.fullmatch(r"test_(t\d+_\w+)", request.module.__name__.rsplit(".", 1)[-1]).group(1)
-    path = catalog.source_file(config.getoption("--impl"), slug)
-    if not path.is_file():
-        raise LearnerError(Stop.IMPORT_ERROR, f"{_show(path)} does not exist")
+def _slug(suite: str) -> str | None:
+    """The drill a suite (test_t1_add) grades (t1_add), or None for any other test module."""
+    found = re.fullmatch(r"test_(t\d+_\w+)", suite)
+    return found.group(1) if found else None
+
+
+def _learner_code(config, path: Path) -> LearnerCode:
     kind = runtime.current().kind
     sandbox = config.getoption("--drills-sandbox")
-    code = LearnerCode(
+    return LearnerCode(
         path,
         config.getoption("--drills-shown-as") or _show(path),
         config.getoption("--drills-case-limit") or CASE_LIMIT[kind],
         config.getoption("--drills-deadline") or time.time() + 24 * 3600,
         Sandbox(**json.loads(sandbox)) if sandbox else None,
     )
+
+
+def pytest_collection(session):
+    """A session of one suite (the judge's: it grades one drill) starts the learner's code
+    before pytest collects the cases, so that the runner and the executor start (on a GPU,
+    each makes its CUDA context) in that time (0.3 s on an H100 host) rather than after it."""
+    config = session.config
+    config._drills_begun = None
+    suites = {Path(arg.split("::")[0]).stem for arg in config.args}
+    slug = _slug(suites.pop()) if len(suites) == 1 else None
+    if slug is None:
+        return
+    path = catalog.source_file(config.getoption("--impl"), slug)
+    if path.is_file():
+        config._drills_begun = _learner_code(config, path)
+        config._drills_begun.begin()
+
+
+def pytest_sessionfinish(session):
+    begun = getattr(session.config, "_drills_begun", None)
+    if begun is not None:  # no case of the suite ran
+        begun.close()
+
+
+@pytest.fixture(scope="module")
+def impl(request):
+    """The learner's code for the test file's drill, chosen by --impl, run by a runner."""
+    config = request.config
+    slug = _slug(request.module.__name__.rsplit(".", 1)[-1])
+    path = catalog.source_file(config.getoption("--impl"), slug)
+    if not path.is_file():
+        raise LearnerError(Stop.IMPORT_ERROR, f"{_show(path)} does not exist")
+    # the session's one suite is this one: its code, if begun, is this file's
+    begun, config._drills_begun = getattr(config, "_drills_begun", None), None
+    code = begun or _learner_code(config, path)
     code.begin()
     yield code
     code.close()
