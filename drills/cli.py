@@ -230,7 +230,7 @@ def _output_problem(requests: list[tuple[str, Path]]) -> str:
 
 
 def _chosen_checks(text: str | None, selected: list) -> list[str] | None:
-    """The names of the checks `--check TEXT` chooses in the one drill selected; None (every
+    """The ids of the checks `--check TEXT` chooses in the one drill selected; None (every
     check) without it."""
     from drills import grading
 
@@ -294,8 +294,8 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     native = report.native_document(
         results, args.impl, rt.kind, versions, time.monotonic() - started
     )
-    if only_checks is not None:  # the scores cover these checks only
-        native["only_checks"] = only_checks
+    if only_checks is not None:  # the scores cover these checks only, named as the JSON names them
+        native["only_checks"] = [selected[0].spec.check(id).name for id in only_checks]
     if confinement:
         native["sandbox"] = {"user": confinement.user is not None, "notes": confinement.notes}
     unwritten = exports.write(requests, results, native)

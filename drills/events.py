@@ -5,7 +5,7 @@ those that `valid` accepts. Standard library only: the grader reads them without
 
 - collected: the cases the judge will run, in order, each with its check's name, id and points;
 - start: a case began (a case started and never finished is the one a crash or a timeout hit);
-- result: how it came out (an Outcome), how it stopped where it failed (a Stop, or ""), its
+- result: its check's name and id, how it came out (an Outcome), how it stopped where it failed (a Stop, or ""), its
   message, its case id, the failure as data (drills.failures.Failure) and the tile map, if any.
 """
 
@@ -24,6 +24,7 @@ def start(nodeid: str) -> dict:
 def result(
     nodeid: str,
     check: str | None,
+    check_id: str | None,
     points: float,
     case: str,
     outcome: Outcome,
@@ -32,7 +33,8 @@ def result(
     failure: dict | None = None,
     tiles: dict | None = None,
 ) -> dict:
-    event = {"event": "result", "nodeid": nodeid, "check": check, "points": points}
+    event = {"event": "result", "nodeid": nodeid, "check": check, "check_id": check_id}
+    event["points"] = points
     event |= {"case": case, "outcome": outcome, "kind": kind, "message": message}
     if failure is not None:
         event["failure"] = failure
@@ -57,7 +59,7 @@ def valid(event) -> bool:
             isinstance(i, dict)
             and isinstance(i.get("nodeid"), str)
             and isinstance(i.get("check"), (str, type(None)))
-            and isinstance(i.get("check_id", ""), (str, type(None)))
+            and isinstance(i.get("check_id", 0), (str, type(None)))
             and isinstance(i.get("points"), (int, float))
             and 0 <= i["points"] <= 100
             for i in items
@@ -67,6 +69,7 @@ def valid(event) -> bool:
     if kind == "result":
         return (
             isinstance(event.get("nodeid"), str)
+            and isinstance(event.get("check_id", 0), (str, type(None)))
             and event.get("outcome") in OUTCOMES
             and event.get("kind") in KINDS
             and isinstance(event.get("message"), str)

@@ -223,7 +223,7 @@ def run_suite(
         done = [
             c["nodeid"]
             for c in run.collected
-            if c["nodeid"] in run.results or c["check"] in failed_checks
+            if c["nodeid"] in run.results or c["check_id"] in failed_checks
         ]
         returncode, events, log = _run_judge(
             _judge_arguments(drill, source, shown_as, case_limit, deadline, sandbox, only_checks),
@@ -238,7 +238,7 @@ def run_suite(
             elif event["event"] == "result":
                 run.results[event["nodeid"]] = event  # a case not run counts neither way
                 if event["outcome"] == Outcome.FAILED:
-                    failed_checks.add(event["check"])
+                    failed_checks.add(event["check_id"])
         in_flight = _in_flight(events)
         if returncode is None:
             run.timed_out = True
@@ -264,7 +264,7 @@ def run_suite(
             run.results[in_flight] = _synthetic(
                 run, in_flight, Stop.CRASHED, processes.death(returncode)
             )
-            failed_checks.add(run.results[in_flight]["check"])
+            failed_checks.add(run.results[in_flight]["check_id"])
             continue
         run.problem = f"the grader's judge process failed: {processes.death(returncode)}\n{log}"
         return run
@@ -328,6 +328,7 @@ def _synthetic(run: _Run, nodeid: str, kind: Stop, message: str) -> dict:
     return judge_events.result(
         nodeid,
         item["check"],
+        item["check_id"],
         item["points"],
         case,
         Outcome.FAILED,
@@ -343,11 +344,11 @@ def _synthetic(run: _Run, nodeid: str, kind: Stop, message: str) -> dict:
 
 
 def select_checks(drill: catalog.Drill, text: str) -> list[str]:
-    """The names of the drill's checks that `text` chooses: the one whose id it is, else those
-    whose names contain it (any case); or a KeyError that lists the drill's checks."""
+    """The ids of the drill's checks that `text` chooses: the one whose id it is, else those
+    whose names contain it (any case); or a catalog.NotFound that lists the drill's checks."""
     checks = drill.spec.checks
-    chosen = [c.name for c in checks if c.id == text] or [
-        c.name for c in checks if text.lower() in c.name.lower()
+    chosen = [c.id for c in checks if c.id == text] or [
+        c.id for c in checks if text.lower() in c.name.lower()
     ]
     if not chosen:
         listed = "\n".join(f"  {c.id:<14}{c.name}" for c in checks)
@@ -369,9 +370,9 @@ def _check_results(run: _Run) -> list[CheckResult]:
     """One result per check the judge collected, in its order."""
     order: dict[str, list[dict]] = {}
     for item in run.collected:
-        if item["check"]:
-            order.setdefault(item["check"], []).append(item)
-    return [_check_result(name, items, run) for name, items in order.items()]
+        if item["check_id"]:
+            order.setdefault(item["check_id"], []).append(item)
+    return [_check_result(items, run) for items in order.values()]
 
 
 def _case_id(nodeid: str) -> str:
@@ -381,9 +382,9 @@ def _case_id(nodeid: str) -> str:
     return case.removesuffix("]") or test.removeprefix("test_").replace("_", " ")
 
 
-def _check_result(name: str, items: list[dict], run: _Run) -> CheckResult:
-    check = _check_result_of(name, items, run)
-    check.id = items[0].get("check_id") or ""
+def _check_result(items: list[dict], run: _Run) -> CheckResult:
+    check = _check_result_of(items[0]["check"], items, run)
+    check.id = items[0]["check_id"]
     check.cases = [
         {
             "case": _case_id(item["nodeid"]),
@@ -508,7 +509,7 @@ def grade(
     """Grade one drill. `drill_limit` and `case_limit` are in seconds (default: limits.py);
     `copy` is the private copy of its file (private_copy), made here when not given; `guard`
     checks the judge's files after every judge; `sandbox` confines runners; `only_checks`, when
-    given, are the names of the only checks to run (select_checks)."""
+    given, are the ids of the only checks to run (select_checks)."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:

@@ -144,8 +144,7 @@ def version_named(path: Path, message: str) -> bool:
 
 
 def negative_meta(path: Path) -> dict:
-    """A negative's declarations: LOSES, the ids of the checks it must lose (read here as
-    their names, from its drill's spec); SAYS, words its first lost check must contain;
+    """A negative's declarations: LOSES, the ids of the checks it must lose; SAYS, words its first lost check must contain;
     SAYS_ON_GPU, those words on a GPU where they differ (a GPU shows some mistakes another
     way: a read past an input is wrong values there, where the interpreter sees the read);
     MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught; TRITON_CHANGES_AT,
@@ -160,14 +159,12 @@ def negative_meta(path: Path) -> dict:
         target = node.targets[0] if isinstance(node, ast.Assign) else None
         if isinstance(target, ast.Name) and target.id in values | {"LOSES": 0, "SAYS": 0}:
             values[target.id] = ast.literal_eval(node.value)
-    declared = catalog.find(path.parent.name).spec
-    values["LOSES"] = [declared.check(id).name for id in values["LOSES"]]
     return values
 
 
 def caught(path: Path, checks: dict) -> bool:
     """Whether a negative, graded, lost each check it names, with its words in the first
-    (`checks`: name -> (score, message))."""
+    (`checks`: id -> (score, message))."""
     meta = negative_meta(path)
     lost = [checks.get(name, (1, ""))[0] == 0 for name in meta["LOSES"]]
     first = checks.get(meta["LOSES"][0], (0, ""))[1]
@@ -193,7 +190,7 @@ def grade_drill(drill_id: str) -> dict:
             with tempfile.TemporaryDirectory() as folder:
                 wrong = controls.standalone(path, Path(folder))
                 result = grading.grade(drill, str(wrong), "interpreter")
-            checks = {c.name: (c.score, c.message) for c in result.checks}
+            checks = {c.id: (c.score, c.message) for c in result.checks}
             changing[path.stem] = caught(path, checks)
     return {"reference": reference.score, "positives": positives, "negatives": changing}
 
@@ -203,11 +200,10 @@ def runner_triton() -> str:
     from drills import grading
 
     t1 = catalog.find("t1")
-    adds = t1.spec.check("adds").name
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "t1_add.py").write_text(SAYS_ITS_TRITON)
-        result = grading.grade(t1, folder, "interpreter", only_checks=[adds])
-    message = next(c.message for c in result.checks if c.name == adds)
+        result = grading.grade(t1, folder, "interpreter", only_checks=["adds"])
+    message = next(c.message for c in result.checks if c.id == "adds")
     seen = re.search(r"this runner imports triton (\d+\.\d+\.\d+)", message)
     return seen.group(1) if seen else "?"
 

@@ -49,7 +49,7 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
     result = grading.grade(
         catalog.find(path.parent.name), str(wrong), kind(), only_checks=only_checks
     )
-    checks = {c.name: c for c in result.checks}
+    checks = {c.id: c for c in result.checks}
     for name in loses:
         assert name in checks, f"{path.name} names a check that does not exist: {name!r}"
         assert checks[name].status != "passed", f"{path.name} passed {name!r}"
@@ -438,8 +438,8 @@ def add(x, y, out=None):
 @pytest.mark.skipif(not runtime.current().is_gpu, reason="a fault needs a GPU")
 def test_a_gpu_fault_names_the_launch_that_made_it(tmp_path):
     impl = write_impl(tmp_path, FAULTS_IN_ITS_SECOND_LAUNCH)
-    result = grading.grade(T1, impl, kind(), only_checks=["adds two vectors"])
-    [adds] = [c for c in result.checks if c.name == "adds two vectors"]
+    result = grading.grade(T1, impl, kind(), only_checks=["adds"])
+    [adds] = [c for c in result.checks if c.id == "adds"]
     assert adds.status == "crashed", adds
     assert "in launch 2 of 2 of this case: scribble[(1,)](FAR=1099511627776)" in adds.message
 
@@ -578,17 +578,19 @@ def test_blocks_of_shapes_that_do_not_meet_are_explained_by_the_reduced_axis():
 
 
 def _run(collected: list[tuple[str, int]], results: dict[str, tuple[str, str]], **kw):
-    """A _Run as the judge's events would make it: (check, points) per case, and
-    {nodeid: (outcome, kind)}."""
+    """A _Run as the judge's events would make it: (check, points) per case, the check's id
+    its name, and {nodeid: (outcome, kind)}."""
     run = grading._Run(**kw)
     run.collected = [
-        {"nodeid": f"case{i}", "check": check, "points": points}
+        {"nodeid": f"case{i}", "check": check, "check_id": check, "points": points}
         for i, (check, points) in enumerate(collected)
     ]
     for nodeid, (outcome, kind) in results.items():
+        check = next(c["check"] for c in run.collected if c["nodeid"] == nodeid)
         run.results[nodeid] = {
             "nodeid": nodeid,
-            "check": next(c["check"] for c in run.collected if c["nodeid"] == nodeid),
+            "check": check,
+            "check_id": check,
             "outcome": outcome,
             "kind": kind,
             "message": "m",
@@ -627,14 +629,14 @@ def test_the_events_the_plugin_makes_are_the_events_the_grader_keeps():
     made = [
         events.collected([item]),
         events.start("t::a[1]"),
-        events.result("t::a[1]", "adds", 10, "1", Outcome.PASSED, "", ""),
+        events.result("t::a[1]", "adds", "adds", 10, "1", Outcome.PASSED, "", ""),
         events.result(
-            "t::a[1]", "adds", 10, "1", Outcome.FAILED, Stop.FAILED, "x", failure.to_json()
+            "t::a[1]", "adds", "adds", 10, "1", Outcome.FAILED, Stop.FAILED, "x", failure.to_json()
         ),
     ]
     assert all(events.valid(json.loads(json.dumps(e))) for e in made)
     result = json.loads(json.dumps(made[2]))
-    for field in ("nodeid", "outcome", "kind", "message", "case"):
+    for field in ("nodeid", "check_id", "outcome", "kind", "message", "case"):
         assert not events.valid({k: v for k, v in result.items() if k != field}), field
     assert not events.valid(result | {"outcome": "missing"})  # the grader's word, not the judge's
     assert not events.valid(result | {"kind": "exploded"})
@@ -747,9 +749,9 @@ def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles
     never written, every other one written, on the interpreter by one program each."""
     path = controls.standalone(controls.NEGATIVES / "t3_matmul" / "grid_rounds_down.py", tmp_path)
-    check = "launches a grid that covers c (rounds up)"
+    check = catalog.find("t3").spec.named("launches a grid that covers c (rounds up)").id
     result = grading.grade(catalog.find("t3"), str(path), kind(), only_checks=[check])
-    failed = next(c for c in result.checks if c.name == check)
+    failed = next(c for c in result.checks if c.id == check)
     M, N = (int(side) for side in failed.case.split("x")[:2])  # the first case, 129x129x16
     tiles = failed.tiles
     bm, bn = tiles["block"]
@@ -865,9 +867,8 @@ def test_an_autotune_key_that_is_not_an_argument_is_named_on_every_triton(tmp_pa
     typo = reference.replace('key=["M", "N", "K", ', 'key=["M", "N", "K_dim", ')
     assert typo != reference, "the reference's autotune key moved: update this test"
     (tmp_path / "t4_matmul.py").write_text(typo)
-    name = "computes its grid from the config autotune chose (every config)"
-    result = grading.grade(catalog.find("t4"), str(tmp_path), kind(), only_checks=[name])
-    check = next(c for c in result.checks if c.name == name)
+    result = grading.grade(catalog.find("t4"), str(tmp_path), kind(), only_checks=["autotune_grid"])
+    check = next(c for c in result.checks if c.id == "autotune_grid")
     if runtime.major_minor(triton.__version__) >= (3, 9):
         assert check.score == 0 and "key=['M', 'N', 'K']" in check.message, check.message
     else:
@@ -901,7 +902,9 @@ def test_each_check_lists_its_cases_by_id_with_what_became_of_them(capsys):
         ("tests/test_t9.py::test_adds[2^24]", "adds", 10),
     ]
     run = grading._Run()
-    run.collected = [{"nodeid": n, "check": c, "points": p} for n, c, p in collected]
+    run.collected = [
+        {"nodeid": n, "check": c, "check_id": c, "points": p} for n, c, p in collected
+    ]
     run.results = {
         collected[0][0]: {"outcome": "passed", "case": "4096", "message": "", "kind": ""},
         collected[1][0]: {"outcome": "failed", "case": "bias[::2]", "message": "x", "kind": ""},

@@ -7,7 +7,7 @@
   never imports it.
 - With `--drills-events-fd N`, streams one JSON line per collected suite, started case and
   finished case into that pipe, so the grader keeps every result even if this process dies.
-- With `--drills-checks`, runs only the checks it names (`grader.py t3 --check TEXT`).
+- With `--drills-checks`, runs only the checks whose ids it lists (`grader.py t3 --check TEXT`).
 - Once a case of a check fails, the check's other cases are not run: the check scores nothing
   whatever they do.
 """
@@ -46,9 +46,7 @@ def pytest_addoption(parser):
     group.addoption("--drills-case-limit", type=float, default=None, help="seconds per case")
     group.addoption("--drills-deadline", type=float, default=None, help="time.time() to stop by")
     group.addoption("--drills-sandbox", default=None, help="JSON: how runners are confined")
-    group.addoption(
-        "--drills-checks", default=None, help="JSON: the names of the only checks to run"
-    )
+    group.addoption("--drills-checks", default=None, help="JSON: the ids of the only checks to run")
 
 
 def pytest_configure(config):
@@ -93,7 +91,7 @@ def pytest_collection_modifyitems(session, config, items):
     checks = config.getoption("--drills-checks")
     if checks is not None:
         chosen = set(json.loads(checks))
-        _deselect(config, items, lambda item: _check_of(item)[0] not in chosen)
+        _deselect(config, items, lambda item: _check_id(item) not in chosen)
     graded = config.getoption("--drills-graded")
     if graded is not None:
         done = set(json.loads(graded))
@@ -120,8 +118,8 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def pytest_runtest_setup(item):
-    name, _ = _check_of(item)
-    if name is not None and name in item.config._drills_failed_checks:
+    check = _check_id(item)
+    if check is not None and check in item.config._drills_failed_checks:
         item._drills_not_run = True
         pytest.skip(f"{testing.NOT_RUN}an earlier case of this check failed")
 
@@ -247,14 +245,15 @@ def pytest_runtest_makereport(item, call):
         tiles = getattr(call.excinfo.value, "tiles", None)  # a CaseFailed's map, as data
         if tiles is not None:
             state["tiles"] = tiles.to_json()
-        if _check_of(item)[0] is not None:
-            item.config._drills_failed_checks.add(_check_of(item)[0])
+        if _check_id(item) is not None:
+            item.config._drills_failed_checks.add(_check_id(item))
     if call.when == "teardown":
         notes = testing.take_notes()
         if state["outcome"] == Outcome.PASSED:
             state["message"] = "\n".join(notes)
         name, points = _check_of(item)
-        _emit(item.config, events.result(item.nodeid, name, points, _case_of(item), **state))
+        result = events.result(item.nodeid, name, _check_id(item), points, _case_of(item), **state)
+        _emit(item.config, result)
 
 
 def _case_of(item) -> str:
