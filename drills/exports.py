@@ -222,15 +222,13 @@ def _test_code(r: DrillResult, c: CheckResult | None) -> str:
     drill that could not be graded at all, the command that grades it."""
     if c is None:
         return f"python grader.py {r.id}"
-    return _check_functions(r.slug).get(c.name, "")
+    return _check_functions(r.slug).get(c.id, "")
 
 
 @functools.cache
 def _check_functions(slug: str) -> dict[str, str]:
-    """Check name -> the source of its test functions."""
-    drill = catalog.find(slug)
-    code = catalog.suite_code(drill)
-    return {c.name: code[c.id] for c in drill.spec.checks}
+    """Check id -> the source of its test functions."""
+    return catalog.suite_code(catalog.find(slug))
 
 
 # ---------------------------------------------------------------------------------------------
