@@ -114,11 +114,12 @@ def drill_result(drill: catalog.Drill, state: str) -> DrillResult:
         )
     checks = []
     for i, (name, points) in enumerate(suite_checks(drill)):
+        id = drill.spec.named(name).id
         gpu_only = ["2^24"] if i == 0 else []
         if points == 0:  # an extra check whose every case needs a GPU
             checks.append(
                 CheckResult(
-                    name, "skipped", 0.0, 0.0, "every case needs a GPU", "", ["2^31"], False
+                    name, "skipped", 0.0, 0.0, "every case needs a GPU", "", ["2^31"], False, id=id
                 )
             )
             continue
@@ -126,7 +127,7 @@ def drill_result(drill: catalog.Drill, state: str) -> DrillResult:
         score = float(points) if status == "passed" else 0.0
         checks.append(
             CheckResult(
-                name, status, score, float(points), message, case, gpu_only, failure=failure
+                name, status, score, float(points), message, case, gpu_only, failure=failure, id=id
             )
         )
     message = next((c.message for c in checks if state in ("stub", "error")), "")

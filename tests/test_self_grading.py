@@ -902,9 +902,7 @@ def test_each_check_lists_its_cases_by_id_with_what_became_of_them(capsys):
         ("tests/test_t9.py::test_adds[2^24]", "adds", 10),
     ]
     run = grading._Run()
-    run.collected = [
-        {"nodeid": n, "check": c, "check_id": c, "points": p} for n, c, p in collected
-    ]
+    run.collected = [{"nodeid": n, "check": c, "check_id": c, "points": p} for n, c, p in collected]
     run.results = {
         collected[0][0]: {"outcome": "passed", "case": "4096", "message": "", "kind": ""},
         collected[1][0]: {"outcome": "failed", "case": "bias[::2]", "message": "x", "kind": ""},
