@@ -103,35 +103,21 @@ def main(argv: list[str] | None = None) -> int:
     except catalog.NotFound as e:
         print(f"grader.py: {e.said(language)}", file=sys.stderr)
         return 2
+    words = REFUSED_WORDS[language]
     unknown = [fmt for fmt, _ in args.format if fmt not in exports.FORMATS]
     if unknown:
-        print(
-            f"grader.py: unknown format {unknown[0]!r}; the formats are "
-            f"{', '.join(exports.FORMATS)}",
-            file=sys.stderr,
-        )
-        return 2
+        formats = ", ".join(exports.FORMATS)
+        return _refuse(words["unknown_format"].format(format=unknown[0], formats=formats))
     if args.impl not in ("mine", "solutions") and not Path(args.impl).is_dir():
-        print(
-            f"grader.py: --impl must be mine, solutions or a folder; {args.impl!r} is none",
-            file=sys.stderr,
-        )
-        return 2
+        return _refuse(words["impl"].format(impl=args.impl))
     if args.sandbox_accept_less and not args.sandbox:
-        print("grader.py: --sandbox-accept-less goes with --sandbox", file=sys.stderr)
-        return 2
+        return _refuse(words["accept_less"])
     requests = _export_requests(args)
     if args.check is not None and any(fmt != "native" for fmt, _ in requests):
-        print(
-            "grader.py: --format writes a grade for a course tool, and --check grades only "
-            "part of a drill: leave out --check to export (--json marks a partial result)",
-            file=sys.stderr,
-        )
-        return 2
-    problem = _output_problem(requests)
+        return _refuse(words["format_and_check"])
+    problem = _output_problem(requests, words)
     if problem:
-        print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
-        return 2
+        return _refuse(problem)
     try:
         from drills import processes, runtime
         from drills import sandbox as sandboxing
@@ -140,19 +126,15 @@ def main(argv: list[str] | None = None) -> int:
         versions = runtime.versions()
         problem = unsupported(versions, language)
         if problem:
-            print(f"grader.py: {problem}", file=sys.stderr)
-            return 2
+            return _refuse(problem)
         rt = runtime.current()
     except ImportError as e:
-        print(f"grader.py: {REFUSED_WORDS[language]['broken'].format(error=e)}", file=sys.stderr)
-        return 2
-    problem = _too_little_memory(rt)
-    if problem:
-        print(f"grader.py: {problem}; nothing was graded.", file=sys.stderr)
-        return 2
+        return _refuse(words["broken"].format(error=e))
+    limit = _too_little_memory(rt)
+    if limit is not None:
+        return _refuse(words["memory"].format(limit=limit >> 20, needed=MEMORY_PER_DRILL >> 20))
     if args.check is not None and len(selected) != 1:
-        print(f"grader.py: {REFUSED_WORDS[language]['one_drill']}", file=sys.stderr)
-        return 2
+        return _refuse(words["one_drill"])
     try:
         only_checks = _chosen_checks(args.check, selected)
     except catalog.NotFound as e:
@@ -163,11 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
     except sandboxing.SandboxRefused as e:
-        print(f"grader.py: --sandbox refused: {e}", file=sys.stderr)
-        return 2
+        return _refuse(words["sandbox_refused"].format(reason=e))
     for note in confinement.notes if confinement else []:
-        print(f"grader.py: --sandbox without: {note}", file=sys.stderr)
-    _exit_cleanly_on_signals(confinement)
+        print(f"grader.py: {words['sandbox_without'].format(note=note)}", file=sys.stderr)
+    _exit_cleanly_on_signals(confinement, words)
     try:
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
@@ -176,18 +157,57 @@ def main(argv: list[str] | None = None) -> int:
             confinement.release()
 
 
-# What the grader says when it refuses to start, per language (the versions' line is
-# drills.versions.unsupported's, a name that is not there catalog.NotFound's).
+def _refuse(problem: str) -> int:
+    print(f"grader.py: {problem}", file=sys.stderr)
+    return 2
+
+
+# What the grader says when it refuses to grade, stops, or cannot write a result, per language
+# (the versions' line is drills.versions.unsupported's, a name that is not there
+# catalog.NotFound's); what another module found (a path's problem, the sandbox's) stays in its
+# own words inside these.
 REFUSED_WORDS = {
     "en": {
+        "unknown_format": "unknown format {format!r}; the formats are {formats}",
+        "impl": "--impl must be mine, solutions or a folder; {impl!r} is none",
+        "accept_less": "--sandbox-accept-less goes with --sandbox",
+        "format_and_check": "--format writes a grade for a course tool, and --check grades only "
+        "part of a drill: leave out --check to export (--json marks a partial result)",
+        "same_path": "{first} and {second} would both be written to {path}; nothing was graded.",
+        "unwritable": "cannot write the {format} result: {problem}; nothing was graded.",
         "broken": "the environment is broken: {error}. Run `make grade`, which sets up .venv, "
         "or install the packages in pyproject.toml.",
+        "memory": "this machine gives the grader {limit} MB of memory (its cgroup's limit), and "
+        "grading a drill needs about {needed} MB: each drill's judge, runner and kernel "
+        "executor import torch. Give it more memory: on Gradescope, an autograder of 1.5 GB or "
+        "more (the hardware setting on its Configure Autograder page); in a container, docker "
+        "run --memory=1.5g or more; nothing was graded.",
         "one_drill": "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
+        "sandbox_refused": "--sandbox refused: {reason}",
+        "sandbox_without": "--sandbox without: {note}",
+        "interrupted": "grading interrupted ({signal}); nothing was written.",
+        "not_written": "{problem}",
     },
     "zh": {
+        "unknown_format": "没有 {format!r} 这种格式；可用的格式有 {formats}",
+        "impl": "--impl 只能是 mine、solutions 或一个文件夹；{impl!r} 都不是",
+        "accept_less": "--sandbox-accept-less 要和 --sandbox 一起用",
+        "format_and_check": "--format 给课程平台写的是成绩，而 --check 只评一个练习的一部分："
+        "导出时去掉 --check（--json 会标明结果只是一部分）",
+        "same_path": "{first} 和 {second} 会写进同一个文件 {path}；什么都没有评。",
+        "unwritable": "写不了 {format} 结果：{problem}；什么都没有评。",
         "broken": "环境坏了：{error}。运行 `make grade`（它会建好 .venv），或者安装 "
         "pyproject.toml 里列出的包。",
+        "memory": "这台机器只给评分程序 {limit} MB 内存（它所在 cgroup 的上限），而评一个练习"
+        "大约要 {needed} MB：每个练习的 judge、runner 和 kernel executor 都要 import torch。"
+        "请给它更多内存：在 Gradescope 上，选 1.5 GB 或更多的 autograder（Configure "
+        "Autograder 页面上的硬件设置）；在容器里，docker run --memory=1.5g 或更多；"
+        "什么都没有评。",
         "one_drill": "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
+        "sandbox_refused": "--sandbox 拒绝运行：{reason}",
+        "sandbox_without": "--sandbox 缺少这一项：{note}",
+        "interrupted": "评分被中断（{signal}）；什么都没有写。",
+        "not_written": "结果文件没有写成：{problem}",
     },
 }
 
@@ -215,17 +235,17 @@ def _export_requests(args) -> list[tuple[str, Path]]:
     return requests + [(fmt, Path(path)) for fmt, path in args.format]
 
 
-def _output_problem(requests: list[tuple[str, Path]]) -> str:
-    """Why a result file asked for could not be written, or ''."""
+def _output_problem(requests: list[tuple[str, Path]], words: dict) -> str:
+    """Why a result file asked for could not be written, in `words`' language, or ''."""
     seen = {}
     for fmt, path in requests:
         where = path.resolve()
         if where in seen:
-            return f"{seen[where]} and {fmt} would both be written to {path}"
+            return words["same_path"].format(first=seen[where], second=fmt, path=path)
         seen[where] = fmt
         problem = exports.unwritable(path)
         if problem:
-            return f"cannot write the {fmt} result: {problem}"
+            return words["unwritable"].format(format=fmt, problem=problem)
     return ""
 
 
@@ -309,8 +329,9 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
         watching=args.watching,
         language=chinese.language(),
     )
+    words = REFUSED_WORDS[chinese.language()]
     for problem in unwritten:  # the paths were checked before grading; a disk can fill up since
-        print(f"grader.py: {problem}", file=sys.stderr)
+        print(f"grader.py: {words['not_written'].format(problem=problem)}", file=sys.stderr)
     if unwritten:
         return 2
     return 0 if all(r.status == Status.PASSED for r in results) else 1
@@ -337,22 +358,16 @@ def _slowdown(workers: int) -> float:
     return max(1.0, workers / resources.cpus())
 
 
-def _too_little_memory(rt) -> str:
-    """Why this machine cannot grade a drill on the interpreter without processes being
-    killed for memory, with the setting to change; '' when it can."""
+def _too_little_memory(rt) -> int | None:
+    """The memory this machine gives the grader, in bytes, where that is too little to grade a
+    drill on the interpreter without processes being killed for it; None when it is enough."""
     limit = resources.memory_limit()
     if rt.is_gpu or limit is None or limit >= MEMORY_PER_DRILL:
-        return ""
-    return (
-        f"this machine gives the grader {limit >> 20} MB of memory (its cgroup's limit), and "
-        f"grading a drill needs about {MEMORY_PER_DRILL >> 20} MB: each drill's judge, runner "
-        "and kernel executor import torch. Give it more memory: on Gradescope, an autograder "
-        "of 1.5 GB or more (the hardware setting on its Configure Autograder page); in a "
-        "container, docker run --memory=1.5g or more"
-    )
+        return None
+    return limit
 
 
-def _exit_cleanly_on_signals(confinement) -> None:
+def _exit_cleanly_on_signals(confinement, words: dict) -> None:
     """Ctrl-C or a SIGTERM: kill every process grading started, say so in one line, exit."""
     from drills import processes
 
@@ -363,7 +378,7 @@ def _exit_cleanly_on_signals(confinement) -> None:
         if confinement:
             confinement.release()
         name = signal.Signals(signum).name
-        print(f"\ngrader.py: grading interrupted ({name}); nothing was written.", file=sys.stderr)
+        print(f"\ngrader.py: {words['interrupted'].format(signal=name)}", file=sys.stderr)
         # again: a grading thread may have started a process since the first sweep
         processes.kill_descendants()
         os._exit(128 + signum)

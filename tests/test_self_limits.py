@@ -86,10 +86,12 @@ def test_drills_at_once_and_their_time_follow_the_cgroup(
 
 def test_too_little_memory_names_what_to_change(monkeypatch):
     monkeypatch.setattr(resources, "memory_limit", lambda: 768 << 20)
-    problem = cli._too_little_memory(INTERPRETER)
-    assert "768 MB" in problem and "Gradescope" in problem and "--memory" in problem
+    assert cli._too_little_memory(INTERPRETER) == 768 << 20
+    for words in cli.REFUSED_WORDS.values():
+        problem = words["memory"].format(limit=768, needed=cli.MEMORY_PER_DRILL >> 20)
+        assert "768 MB" in problem and "Gradescope" in problem and "--memory" in problem
     monkeypatch.setattr(resources, "memory_limit", lambda: cli.MEMORY_PER_DRILL)
-    assert cli._too_little_memory(INTERPRETER) == ""
+    assert cli._too_little_memory(INTERPRETER) is None
 
 
 def new_cgroup_v1(controller: str, knob: str) -> Path | None:

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import signal
+import string
 import subprocess
 import sys
 import time
@@ -521,6 +522,31 @@ def test_the_graders_refusals_speak_the_language_kept(monkeypatch, capsys):
     assert all(c.id in said for c in catalog.find("t1").spec.checks)
     assert cli.main(["--check", "tail"]) == 2
     assert "--check 只能用于一个练习" in capsys.readouterr().err
+    # an instructor's refusals too: each says what was wrong in the language kept
+    refused = {
+        ("t1", "--format", "moodle", "x.xml"): "没有 'moodle' 这种格式",
+        ("t1", "--impl", "no/such/folder"): "--impl 只能是 mine、solutions 或一个文件夹",
+        ("t1", "--sandbox-accept-less"): "--sandbox-accept-less 要和 --sandbox 一起用",
+        ("t1", "--check", "tail", "--format", "gradescope", "r.json"): "导出时去掉 --check",
+        ("t1", "--json", "same.json", "--format", "exercism", "same.json"): "会写进同一个文件",
+    }
+    for args, says in refused.items():
+        assert cli.main(list(args)) == 2, args
+        assert says in capsys.readouterr().err, args
+
+
+def test_the_graders_refusals_say_the_same_in_each_language():
+    """Every refusal has its words in each language, with the same blanks to fill."""
+    from drills import cli
+
+    def blanks(text: str) -> set:
+        return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+    english = cli.REFUSED_WORDS["en"]
+    for words in cli.REFUSED_WORDS.values():
+        assert words.keys() == english.keys()
+        for key, text in words.items():
+            assert blanks(text) == blanks(english[key]), key
     note = versions.unsupported({"torch": "2.15.0", "triton": "3.5.0"}, "zh")
     assert note.startswith("torch 2.15.0、triton 3.5.0 不在这些练习测试过的版本范围内")
     assert f"{sys.executable} -m pip install" in note
