@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from drills import catalog, runtime
+from drills import catalog, chinese, runtime
 
 REPORTS = catalog.ROOT / "reports"
 
@@ -362,28 +362,27 @@ def _fmt(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-def terminal_table(rows: list[Row], impl: str):
+def terminal_table(rows: list[Row], impl: str, words: dict):
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False)
+    left = (words["drill"], words["shape"], words["unit"], words["gate"])
     for name in (
-        "drill",
-        "shape",
+        words["drill"],
+        words["shape"],
         f"{impl} ms",
         impl,
-        "reference",
+        words["reference"],
         "torch",
         f"{impl}/torch",
-        "of limit",
+        words["of_limit"],
         f"{impl} graph ms",
         "graph torch ms",
-        "graph ratio",
-        "unit",
-        "gate",
+        words["graph_ratio"],
+        words["unit"],
+        words["gate"],
     ):
-        table.add_column(
-            name, justify="left" if name in ("drill", "shape", "unit", "gate") else "right"
-        )
+        table.add_column(name, justify="left" if name in left else "right")
     for r in rows:
         table.add_row(
             r.drill,
@@ -480,22 +479,20 @@ def main(argv: list[str] | None = None) -> int:
         help="re-render the HTML report and plots of a saved JSON report",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    chinese.keep_choice()
+    language = chinese.language()
+    words = WORDS[language]
     if args.from_json:
-        print(f"report: {rerender(args.from_json)}")
+        print(f"{words['report']}: {rerender(args.from_json)}")
         return 0
     try:
         selected = [catalog.find(name) for name in args.drills] or catalog.DRILLS
     except catalog.NotFound as e:
-        print(f"make bench: {e}", file=sys.stderr)
+        print(f"make bench: {e.said(language)}", file=sys.stderr)
         return 2
     rt = runtime.current()
     if not rt.is_gpu:
-        print(
-            "make bench: benchmarks need an NVIDIA GPU, and this machine runs kernels on the "
-            f"{rt.description}. Timings from the interpreter say nothing about a GPU. "
-            "`make grade` works here.",
-            file=sys.stderr,
-        )
+        print(f"make bench: {words['no_gpu'].format(runtime=rt.description)}", file=sys.stderr)
         return 2
     import torch
 
@@ -506,18 +503,55 @@ def main(argv: list[str] | None = None) -> int:
     limits = {unit: measure_limit(unit) for unit in units}
     out = console()
     out.print(
-        f"Benchmarking {args.impl}/ on {versions['gpu']} · torch {versions['torch']} · "
-        f"triton {versions['triton']} · {datetime.date.today().isoformat()}"
+        words["title"].format(impl=args.impl, gpu=versions["gpu"])
+        + f" · torch {versions['torch']} · triton {versions['triton']} · "
+        f"{datetime.date.today().isoformat()}"
     )
     for unit, limit in limits.items():
-        out.print(f"limit: {limit.name} = {limit.value:.0f} {unit}")
+        out.print(f"{words['limit']}: {limit.name} = {limit.value:.0f} {unit}")
     rows = [row for d in selected for row in bench_drill(d, args.impl, limits, versions)]
-    out.print(terminal_table(rows, args.impl))
+    out.print(terminal_table(rows, args.impl, words))
     for row in rows:
         if row.suspect:
             out.print(f"{row.drill} {row.shape}: {row.suspect}", style="bold red")
-    out.print(f"report: {write_reports(rows, args.impl, versions).relative_to(catalog.ROOT)}")
+    report = write_reports(rows, args.impl, versions).relative_to(catalog.ROOT)
+    out.print(f"{words['report']}: {report}")
     return 0
+
+
+# The bench's own words in the terminal, per language (`make bench LANG=zh`); the HTML report,
+# the figures and what a row's limit says stay in English.
+WORDS = {
+    "en": {
+        "no_gpu": "benchmarks need an NVIDIA GPU, and this machine runs kernels on the "
+        "{runtime}. Timings from the interpreter say nothing about a GPU. `make grade` works "
+        "here.",
+        "title": "Benchmarking {impl}/ on {gpu}",
+        "limit": "limit",
+        "report": "report",
+        "drill": "drill",
+        "shape": "shape",
+        "reference": "reference",
+        "of_limit": "of limit",
+        "graph_ratio": "graph ratio",
+        "unit": "unit",
+        "gate": "gate",
+    },
+    "zh": {
+        "no_gpu": "基准测试需要 NVIDIA GPU，而这台机器在 {runtime} 上运行 kernel。解释器上"
+        "测出的时间说明不了 GPU 上的快慢。这里可以用 `make grade`。",
+        "title": "在 {gpu} 上给 {impl}/ 做基准测试",
+        "limit": "上限",
+        "report": "报告",
+        "drill": "练习",
+        "shape": "形状",
+        "reference": "参考实现",
+        "of_limit": "占上限",
+        "graph_ratio": "graph 比值",
+        "unit": "单位",
+        "gate": "正确性检查",
+    },
+}
 
 
 if __name__ == "__main__":

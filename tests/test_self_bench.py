@@ -10,7 +10,7 @@ import pytest
 import rich.console
 import torch
 
-from drills import bench, catalog, runtime
+from drills import bench, catalog, chinese, runtime
 from drills.judge.testing import TOLERANCES
 
 VERSIONS = {"gpu": "test GPU", "torch": "t", "triton": "tr", "python": "p"}
@@ -89,8 +89,22 @@ def test_a_row_above_its_limit_is_suspect_in_every_report(one_shape_bench, tmp_p
     assert row.suspect in html.read_text()
     assert json.loads(html.with_suffix(".json").read_text())[0]["suspect"] == row.suspect
     table = io.StringIO()
-    rich.console.Console(file=table, width=400).print(bench.terminal_table([row], "solutions"))
+    shown = bench.terminal_table([row], "solutions", bench.WORDS["en"])
+    rich.console.Console(file=table, width=400).print(shown)
     assert "!" in table.getvalue()
+
+
+@pytest.mark.skipif(runtime.current().is_gpu, reason="the refusal of a machine without a GPU")
+def test_the_bench_refuses_the_interpreter_in_the_language_kept(monkeypatch, capsys):
+    for language, says in (
+        ("en", "benchmarks need an NVIDIA GPU"),
+        ("zh", "基准测试需要 NVIDIA GPU"),
+    ):
+        monkeypatch.setattr(chinese, "language", lambda language=language: language)
+        assert bench.main(["t1"]) == 2
+        assert says in capsys.readouterr().err
+    assert bench.main(["t9"]) == 2
+    assert "没有名为 't9' 的练习" in capsys.readouterr().err
 
 
 def test_the_limit_is_the_larger_of_its_measures(monkeypatch):

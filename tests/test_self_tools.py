@@ -535,18 +535,20 @@ def test_the_graders_refusals_speak_the_language_kept(monkeypatch, capsys):
         assert says in capsys.readouterr().err, args
 
 
-def test_the_graders_refusals_say_the_same_in_each_language():
-    """Every refusal has its words in each language, with the same blanks to fill."""
-    from drills import cli
+def test_the_tools_words_say_the_same_in_each_language():
+    """The grader's refusals and the bench's lines: each in every language, with the same
+    blanks to fill."""
+    from drills import bench, cli
 
     def blanks(text: str) -> set:
         return {field for _, field, _, _ in string.Formatter().parse(text) if field}
 
-    english = cli.REFUSED_WORDS["en"]
-    for words in cli.REFUSED_WORDS.values():
-        assert words.keys() == english.keys()
-        for key, text in words.items():
-            assert blanks(text) == blanks(english[key]), key
+    for table in (cli.REFUSED_WORDS, bench.WORDS):
+        english = table["en"]
+        for words in table.values():
+            assert words.keys() == english.keys()
+            for key, text in words.items():
+                assert blanks(text) == blanks(english[key]), key
     note = versions.unsupported({"torch": "2.15.0", "triton": "3.5.0"}, "zh")
     assert note.startswith("torch 2.15.0、triton 3.5.0 不在这些练习测试过的版本范围内")
     assert f"{sys.executable} -m pip install" in note
