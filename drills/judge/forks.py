@@ -291,24 +291,20 @@ def load_the_image() -> None:
     runtime.interpret_where_no_gpu_can_be()  # before torch imports triton.language
     runtime.one_thread_when_interpreting()
     import numpy  # noqa: F401
+    import torch  # noqa: F401
     import triton.language  # noqa: F401
 
-    hashing = None
     if not runtime.interpreter_requested():
-        hashing = threading.Thread(target=hash_triton)
-        hashing.start()  # hashing reads and digests without the GIL: beside torch's import
-    import torch  # noqa: F401
-
-    if hashing is not None:
-        hashing.join()
-        import triton.experimental.gluon  # noqa: F401 - a launch's first specialization needs it
+        warm_the_compiler()
 
 
-def hash_triton() -> None:
-    """The hash of triton's own files, which every compiled kernel's key holds, computed once
-    here for every fork (0.4 s on an H100 host, which each executor spent on its first launch),
-    as gluon's modules are imported here for them. Neither touches the GPU, which a fork
-    server must not: a CUDA context does not survive a fork."""
+def warm_the_compiler() -> None:
+    """What a GPU launch's first compile (or cache lookup) computes in any process, done once
+    here for every fork: the hash of triton's own files, which every compiled kernel's key
+    holds (0.4 s on an H100 host, in each executor), and gluon's modules, which the first
+    specialization of a launch imports (0.12 s). Neither touches the GPU, which a fork server
+    must not: a CUDA context does not survive a fork."""
+    import triton.experimental.gluon  # noqa: F401
     from triton.runtime.cache import triton_key
 
     triton_key()
