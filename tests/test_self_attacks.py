@@ -34,7 +34,7 @@ of their own), the others in default mode, and the baseline (a kernel that does 
 camouflage of every other attack) in every mode, as the reference is. One that edits files is
 also graded without namespaces (DRILLS_NO_NAMESPACES=1), where the runner can write the
 checkout, as on a machine that allows none: the integrity guard must undo it. LAYOUT =
-"course" grades it in a copy without solutions/, as the README tells instructors to hand out.
+"course" grades it in a copy without solutions/, as INSTRUCTORS.md tells instructors to hand out.
 No attack stops at the judge's static reading: each is valid Python whose functions all run
 (a test below), so each is graded end to end. Each attack's docstring says what it does and
 what it scored on the grader it was first written against. An attack that is a small edit of the

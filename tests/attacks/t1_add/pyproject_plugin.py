@@ -1,4 +1,4 @@
-"""pyproject.toml plugin, in a course copy: a checkout without solutions/ (the copy the README
+"""pyproject.toml plugin, in a course copy: a checkout without solutions/ (the copy INSTRUCTORS.md
 tells instructors to give students, and the Gradescope bundle). At import this file finds the
 checkout (through /proc/self/mountinfo or the judge's working directory), appends a pytest
 plugin of its own to pyproject.toml's addopts (every judge reads that configuration) and writes
