@@ -7,6 +7,7 @@ wrote: reset keeps a timestamped copy first, and says where.
 import argparse
 import datetime
 import difflib
+import json
 import os
 import re
 import shutil
@@ -342,9 +343,14 @@ def doctor() -> int:
     if outside:
         return 1
     print("\n" + words["grading"], flush=True)
-    done = run_showing_progress([sys.executable, "grader.py", "--impl", "solutions"])
-    table = [line for line in done.stdout.splitlines() if re.match(r"t\d ", line)]
-    print("\n".join(table))
+    with tempfile.TemporaryDirectory() as folder:
+        result = Path(folder) / "result.json"
+        command = [sys.executable, "grader.py", "--impl", "solutions", "--json", str(result)]
+        done = run_showing_progress(command)
+        graded = json.loads(result.read_text())["drills"] if result.exists() else []
+    for d in graded:  # the grade as data: a line a drill
+        points = f"{d['score']:g}/{d['max_score']:g}"
+        print(f"{d['id']:<4} {d['title']:<18} {d['status']:<8} {points:>7}  {d['seconds']:.1f}s")
     if done.returncode != 0:
         print(f"\n{words['broken']}\n" + done.stdout[-3000:] + done.stderr[-2000:])
         return 1
