@@ -52,6 +52,21 @@ def tool(
     )
 
 
+def test_the_tests_keep_a_state_file_of_their_own_for_this_checkout(clone):
+    """What a developer kept in this checkout (make grade LANG=zh) never reaches these tests,
+    which never change it; a copy of the checkout that a test makes keeps its own state."""
+    said = "from drills import state; print(state.STATE)"
+
+    def state_file(checkout: Path) -> Path:
+        done = subprocess.run(
+            [sys.executable, "-c", said], cwd=checkout, capture_output=True, text=True, check=True
+        )
+        return Path(done.stdout.strip())
+
+    assert state_file(ROOT) == state.STATE != ROOT / ".drills" / "state.json"
+    assert state_file(clone) == clone.resolve() / ".drills" / "state.json"
+
+
 def test_hints_come_one_level_at_a_time_and_are_remembered(clone):
     first = tool(clone, "hint")  # no drill: the first unfinished one, t1
     assert first.returncode == 0 and "t1 · Vector add: hint 1 of 3" in first.stdout
