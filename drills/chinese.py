@@ -172,7 +172,7 @@ WORDS = {
     Kind.GPU_REFUSES: Words(
         "GPU 不接受这次启动",
         "启动参数超出了 GPU 的限制：`num_warps` 必须是 1 到 32 之间的 2 的幂；一个 Program "
-        "用的共享内存不能超过 GPU 的上限：减小块大小或 `num_stages`，autotune 列表里至少要有"
+        "用的 Shared Memory 不能超过 GPU 的上限：减小块大小或 `num_stages`，autotune 列表里至少要有"
         "一个放得下的 config。",
     ),
     Kind.JUDGE_CANNOT_RUN: Words(
