@@ -59,7 +59,8 @@ def valid(event) -> bool:
             isinstance(i, dict)
             and isinstance(i.get("nodeid"), str)
             and isinstance(i.get("check"), (str, type(None)))
-            and isinstance(i.get("check_id", 0), (str, type(None)))
+            and "check_id" in i
+            and isinstance(i["check_id"], (str, type(None)))
             and isinstance(i.get("points"), (int, float))
             and 0 <= i["points"] <= 100
             for i in items
@@ -69,7 +70,8 @@ def valid(event) -> bool:
     if kind == "result":
         return (
             isinstance(event.get("nodeid"), str)
-            and isinstance(event.get("check_id", 0), (str, type(None)))
+            and "check_id" in event
+            and isinstance(event["check_id"], (str, type(None)))
             and event.get("outcome") in OUTCOMES
             and event.get("kind") in KINDS
             and isinstance(event.get("message"), str)

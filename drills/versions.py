@@ -144,11 +144,11 @@ def version_named(path: Path, message: str) -> bool:
 
 
 def negative_meta(path: Path) -> dict:
-    """A negative's declarations: LOSES, the ids of the checks it must lose; SAYS, words its first lost check must contain;
-    SAYS_ON_GPU, those words on a GPU where they differ (a GPU shows some mistakes another
-    way: a read past an input is wrong values there, where the interpreter sees the read);
-    MAX_SCORE, the most it may score in all; RUNTIMES, where it is caught; TRITON_CHANGES_AT,
-    the version where what a learner sees of its mistake changes."""
+    """A negative's declarations: LOSES, the ids of the checks it must lose; SAYS, words its
+    first lost check must contain; SAYS_ON_GPU, those words on a GPU where they differ (a GPU
+    shows some mistakes another way: a read past an input is wrong values there, where the
+    interpreter sees the read); MAX_SCORE, the most it may score in all; RUNTIMES, where it is
+    caught; TRITON_CHANGES_AT, the version where what a learner sees of its mistake changes."""
     values = {
         "MAX_SCORE": 100,
         "RUNTIMES": ["interpreter", "gpu"],
@@ -166,7 +166,7 @@ def caught(path: Path, checks: dict) -> bool:
     """Whether a negative, graded, lost each check it names, with its words in the first
     (`checks`: id -> (score, message))."""
     meta = negative_meta(path)
-    lost = [checks.get(name, (1, ""))[0] == 0 for name in meta["LOSES"]]
+    lost = [checks.get(id, (1, ""))[0] == 0 for id in meta["LOSES"]]
     first = checks.get(meta["LOSES"][0], (0, ""))[1]
     return all(lost) and meta["SAYS"] in first
 

@@ -50,11 +50,11 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
         catalog.find(path.parent.name), str(wrong), kind(), only_checks=only_checks
     )
     checks = {c.id: c for c in result.checks}
-    for name in loses:
-        assert name in checks, f"{path.name} names a check that does not exist: {name!r}"
-        assert checks[name].status != "passed", f"{path.name} passed {name!r}"
-        assert checks[name].score == 0, f"{path.name} kept its points in {name!r}"
-    if any(checks[name].scored for name in loses):
+    for id in loses:
+        assert id in checks, f"{path.name} names a check that does not exist: {id!r}"
+        assert checks[id].status != "passed", f"{path.name} passed {id!r}"
+        assert checks[id].score == 0, f"{path.name} kept its points in {id!r}"
+    if any(checks[id].scored for id in loses):
         # "crashed" too: an unmasked store into memory the test does not own can abort
         assert result.status in ("failed", "crashed"), result.status
     assert result.score <= meta["MAX_SCORE"], result.score
