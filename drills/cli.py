@@ -127,12 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = unsupported(versions, language)
         if problem:
             return _refuse(problem)
-        rt = runtime.current()
     except ImportError as e:
         return _refuse(words["broken"].format(error=e))
-    limit = _too_little_memory(rt)
-    if limit is not None:
-        return _refuse(words["memory"].format(limit=limit >> 20, needed=MEMORY_PER_DRILL >> 20))
     if args.check is not None and len(selected) != 1:
         return _refuse(words["one_drill"])
     try:
@@ -141,15 +137,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grader.py: {e.said(language)}", file=sys.stderr)
         return 2
     _start_loading_the_judge(args, selected)
-    processes.guard_this_process()
+    confinement = None
     try:
-        confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
-    except sandboxing.SandboxRefused as e:
-        return _refuse(words["sandbox_refused"].format(reason=e))
-    for note in confinement.notes if confinement else []:
-        print(f"grader.py: {words['sandbox_without'].format(note=note)}", file=sys.stderr)
-    _exit_cleanly_on_signals(confinement, words)
-    try:
+        rt = runtime.current()  # asks the driver: 0.1 s of the judge's image loading meanwhile
+        limit = _too_little_memory(rt)
+        if limit is not None:
+            needed = MEMORY_PER_DRILL >> 20
+            return _refuse(words["memory"].format(limit=limit >> 20, needed=needed))
+        processes.guard_this_process()
+        try:
+            confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
+        except sandboxing.SandboxRefused as e:
+            return _refuse(words["sandbox_refused"].format(reason=e))
+        for note in confinement.notes if confinement else []:
+            print(f"grader.py: {words['sandbox_without'].format(note=note)}", file=sys.stderr)
+        _exit_cleanly_on_signals(confinement, words)
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
         processes.kill_descendants(spare=kept_warm(args))

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from drills import catalog, runtime
-from drills.judge import forks, remote
+from drills.judge import forks, gpu_compile, remote
 
 # What a forked process reports of itself, as one JSON line.
 WHAT_IT_SEES = """
@@ -439,6 +439,47 @@ def test_every_process_that_runs_learner_text_is_confined(who, monkeypatch):
         assert tried.pop("writes its scratch") is True, name  # the attempts below can succeed
         assert tried.pop("uid") == (sandbox.user[0] if sandbox.user else os.getuid()), name
         assert not any(tried.values()), f"{name}: {tried}"
+
+
+def test_a_process_cache_starts_with_a_copy_of_the_judges_driver_helpers(tmp_path, monkeypatch):
+    """A runner's or an executor's triton cache starts with the judge's build of triton's CUDA
+    helper module: a copy, so that what the process writes there never reaches the judge's."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
+    built = Path(gpu_compile.driver_helpers()) / "0123abcd" / "cuda_utils.so"
+    built.parent.mkdir(parents=True)
+    built.write_bytes(b"the judge's build")
+    cache = tmp_path / "runner" / "triton-cache"
+    gpu_compile.with_driver_helpers(str(cache))
+    copy = cache / "0123abcd" / "cuda_utils.so"
+    assert copy.read_bytes() == b"the judge's build"
+    copy.write_bytes(b"planted by the runner")
+    assert built.read_bytes() == b"the judge's build"
+
+
+def test_without_the_judges_build_a_process_cache_is_left_as_it_is(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
+    cache = tmp_path / "runner" / "triton-cache"
+    gpu_compile.with_driver_helpers(str(cache))
+    assert not cache.exists()
+
+
+@pytest.mark.skipif(not runtime.current().is_gpu, reason="triton's CUDA helpers need CUDA")
+def test_a_process_given_the_judges_driver_helpers_compiles_none(tmp_path):
+    """The build the fork server's image makes is the one a forked process's triton looks
+    for: with a copy in its cache and no C compiler (CC=/bin/false), its driver still loads."""
+    gpu_compile.build_driver_helpers()
+    cache = tmp_path / "triton-cache"
+    gpu_compile.with_driver_helpers(str(cache))
+    assert any(cache.rglob("cuda_utils*")), "the image built nothing"
+    done = subprocess.run(
+        [sys.executable, "-c", "from triton.backends.nvidia.driver import CudaUtils; CudaUtils()"],
+        env=dict(os.environ, TRITON_CACHE_DIR=str(cache), CC="/bin/false"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.mark.skipif(not runtime.current().is_gpu, reason="CUDA IPC: needs a GPU")

@@ -301,13 +301,17 @@ def load_the_image() -> None:
 def warm_the_compiler() -> None:
     """What a GPU launch's first compile (or cache lookup) computes in any process, done once
     here for every fork: the hash of triton's own files, which every compiled kernel's key
-    holds (0.4 s on an H100 host, in each executor), and gluon's modules, which the first
-    specialization of a launch imports (0.12 s). Neither touches the GPU, which a fork server
-    must not: a CUDA context does not survive a fork."""
+    holds (0.4 s on an H100 host, in each executor), gluon's modules, which the first
+    specialization of a launch imports (0.12 s), and triton's CUDA helper module, which each
+    fork's driver copies rather than compiles (drills.judge.gpu_compile.driver_helpers). None
+    touches the GPU, which a fork server must not: a CUDA context does not survive a fork."""
     import triton.experimental.gluon  # noqa: F401
     from triton.runtime.cache import triton_key
 
+    from drills.judge import gpu_compile
+
     triton_key()
+    gpu_compile.build_driver_helpers()
 
 
 _server: list[Server] = []

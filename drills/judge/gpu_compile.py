@@ -300,6 +300,41 @@ def judge_cache() -> str:
     return cache
 
 
+def driver_helpers() -> str:
+    """Where the fork server's image builds triton's C helper module for CUDA (cuda_utils),
+    which each process's triton driver otherwise compiles with gcc into that process's own
+    cache before it can launch anything: 0.3 s in each runner, whose cache is new every time."""
+    return os.path.join(judge_cache(), "drills-driver")
+
+
+def build_driver_helpers() -> None:
+    """Build (or find) triton's CUDA helper module in driver_helpers(), in the fork server's
+    image (drills.judge.forks): loading it does not touch the GPU. A triton without it (or a
+    machine whose CUDA library it cannot find) leaves the folder empty, and each process
+    builds its own, as before."""
+    saved = os.environ.get("TRITON_CACHE_DIR")
+    os.environ["TRITON_CACHE_DIR"] = driver_helpers()
+    try:
+        from triton.backends.nvidia.driver import CudaUtils
+
+        CudaUtils()
+    except Exception:  # noqa: BLE001 - a speed-up only: without it, each process builds its own
+        pass
+    finally:
+        if saved is None:
+            del os.environ["TRITON_CACHE_DIR"]
+        else:
+            os.environ["TRITON_CACHE_DIR"] = saved
+
+
+def with_driver_helpers(cache: str) -> None:
+    """Start a process's own triton cache with a copy of the judge's build of the CUDA helper
+    module, found there under the key triton gives it. A copy, never a link: nothing the
+    process writes in its cache reaches the judge's folder or another process."""
+    if os.path.isdir(driver_helpers()):
+        shutil.copytree(driver_helpers(), cache, symlinks=True, dirs_exist_ok=True)
+
+
 def kernels_cache(purpose: str, module_text: str) -> str:
     """A triton cache folder for one text of kernels, made now, in the judge's cache: the only
     folder a confined process that compiles them may write, so what it leaves there can reach

@@ -31,7 +31,7 @@ from drills import catalog, processes, runtime
 from drills.errors import explain
 from drills.failures import SHOWN_BY_STATUS, Kind, Stop
 from drills.judge import forks, gpu_compile
-from drills.judge.gpu_compile import judge_cache, kernels_cache
+from drills.judge.gpu_compile import judge_cache, kernels_cache, with_driver_helpers
 from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
 from drills.judge.syntax import SourceError
@@ -458,6 +458,9 @@ class RunnerProcess(ChildProcess):
         """What the fork server is asked for (drills.judge.forks): the runner, in `folder`."""
         script = new_file(folder / "runner.py", self.script_text)
         learner = new_file(folder / self.learner_name, self.learner_text)
+        env = runner_environment(folder, self.sandbox)
+        if runtime.current().is_gpu:
+            with_driver_helpers(env["TRITON_CACHE_DIR"])
         limits = dict(RUNNER_LIMITS)
         if self.sandbox.cpu_seconds:
             limits["RLIMIT_CPU"] = self.sandbox.cpu_seconds
@@ -465,13 +468,13 @@ class RunnerProcess(ChildProcess):
             limits["RLIMIT_NPROC"] = self.sandbox.processes
         if self.sandbox.user:
             uid, gid = self.sandbox.user
-            for path in (folder, script, learner):
+            for path in _everything_in(folder):
                 os.chown(path, uid, gid, follow_symlinks=False)
         return {
             "program": str(script),
             "args": ["{channel}", str(learner)],
             "cwd": str(folder),
-            "env": runner_environment(folder, self.sandbox),
+            "env": env,
             "confinement": forks.confinement(hide=judge_cache(), writable=[str(folder)]),
             "user": self.sandbox.user,
             "limits": limits,
@@ -529,6 +532,7 @@ class ExecutorProcess(ChildProcess):
             writable = []
         else:
             env["TRITON_CACHE_DIR"] = kernels_cache("gpu", self.kernel_module["module"])
+            with_driver_helpers(env["TRITON_CACHE_DIR"])
             # CUDA's IPC, which maps the judge's buffers here, works through /dev/shm
             writable = [env["TRITON_CACHE_DIR"], "/dev/shm"]
         limits = dict(RUNNER_LIMITS)
@@ -604,6 +608,14 @@ def _specs(message: _Message, value):
     if isinstance(value, (list, tuple)):
         return [_specs(message, v) for v in value]
     return message.spec(value)
+
+
+def _everything_in(folder: Path):
+    """`folder` and every file and folder below it, links not followed."""
+    yield folder
+    for parent, folders, files in os.walk(folder):
+        for name in folders + files:
+            yield Path(parent) / name
 
 
 def runner_environment(folder: Path, sandbox: Sandbox) -> dict[str, str]:

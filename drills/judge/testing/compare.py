@@ -156,8 +156,13 @@ def _chunks(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> Iterat
 def _any_wrong(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> torch.Tensor:
     """Whether any element is outside the tolerance, as a tensor on got's device: the whole
     output is compared with one wait for the GPU (the report of what is wrong waits on it for
-    every chunk, which a 2^31-element output made cost half a second)."""
+    every chunk, which a 2^31-element output made cost half a second). An output that holds
+    exactly the expected values (of the same dtype, without NaN, which equals nothing) is
+    within any tolerance: one pass over both finds that, where the float64 comparison of a
+    2^31-element output took 0.3 s on an H100."""
     wrong = torch.zeros((), dtype=torch.bool, device=got.device)
+    if got.dtype == expected.dtype and torch.equal(got, expected.to(got.device)):
+        return wrong
     for g, e, size, _ in _chunks(got, expected, tol):
         wrong |= _outside((g - e).abs().nan_to_num(nan=math.inf), g, e, size, tol).any()
     return wrong
