@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     _start_loading_the_judge(args, selected)
     confinement = None
     try:
-        rt = runtime.current()  # asks the driver: 0.1 s of the judge's image loading meanwhile
+        rt = runtime.current()  # asks the driver (0.1 s) while the judge's image loads
+        forks.loading_for(interpreting=not rt.is_gpu)
         limit = _too_little_memory(rt)
         if limit is not None:
             needed = MEMORY_PER_DRILL >> 20

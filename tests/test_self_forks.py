@@ -303,6 +303,28 @@ def test_two_threads_asking_for_the_server_at_once_start_one(monkeypatch):
     assert len(started) == 1
 
 
+@pytest.mark.parametrize("chosen", ["the image's runtime", "the other runtime"])
+def test_a_server_loading_for_the_runtime_not_chosen_is_ended(chosen, monkeypatch):
+    """The grader starts the judge's image loading before it asks the driver for a GPU: where
+    a driver loads but finds no device, the image loads for a GPU, the grader chooses the
+    interpreter, and that server is ended (before its import of torch is done) for one that
+    loads the interpreter's."""
+    monkeypatch.setattr(forks, "_server", [])
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(runtime, "no_cuda_driver", lambda: False)  # a driver, as the grader sees
+    forks.start_loading()
+    server = forks._server[0]
+    assert server.interpreting is False
+    try:
+        forks.loading_for(interpreting=chosen == "the other runtime")
+        if chosen == "the other runtime":
+            assert forks._server == [] and server.process.poll() is not None
+        else:
+            assert forks._server == [server] and server.process.poll() is None
+    finally:
+        server.stop()
+
+
 def test_a_server_that_answers_too_late_is_not_asked_again(monkeypatch):
     """Its late answer would be read as the next request's, and every process after it would be
     someone else's: the judge is told the server stopped answering instead."""

@@ -22,6 +22,7 @@ import json
 import os
 import resource
 import runpy
+import select
 import socket
 import subprocess
 import sys
@@ -30,9 +31,10 @@ import time
 import traceback
 import warnings
 
-from drills import catalog, confine, processes
+from drills import catalog, confine, processes, runtime
 
 MAX_JOB = 1 << 20
+ASKED_AGAIN_WITHIN = 0.05  # seconds: the grader's pool asks for its judges one after another
 START_LIMIT = 60  # seconds for a fork to confine itself and say who it is
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 
@@ -85,6 +87,11 @@ class Server:
     def __init__(self, fork_this_process: bool):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         processes.become_subreaper()  # what the server forks is handed over to this process
+        # the runtime its image loads for: an exec'd server decides as load_the_image does
+        self.interpreting = runtime.interpreter_requested() or (
+            not fork_this_process and runtime.no_cuda_driver()
+        )
+        self.process = None
         if fork_this_process:
             self.pid = self._fork(theirs)
         else:
@@ -100,6 +107,14 @@ class Server:
         self.sock, self.lock = ours, threading.Lock()
         self.broken = ""  # why it was given up on
         self._namespaces: bool | None = None  # its first word, once it has its image
+
+    def stop(self) -> None:
+        """End it: an exec'd server is killed (it may still be importing torch); a forked one
+        ends as its socket closes."""
+        self.sock.close()
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
 
     @property
     def namespaces(self) -> bool:
@@ -172,6 +187,8 @@ def _serve(sock: socket.socket, judge: int) -> None:
     # whether its forks can confine themselves, tried in a fork of its own (it has no threads)
     sock.send(b"1" if confine.available(str(catalog.ROOT)) else b"0")
     while True:
+        if not _warm and not select.select([sock], [], [], ASKED_AGAIN_WITHIN)[0]:
+            warm_the_compiler()
         try:
             _, fds, _, _ = socket.recv_fds(sock, 16, 3)
         except OSError:
@@ -294,17 +311,29 @@ def load_the_image() -> None:
     import torch  # noqa: F401
     import triton.language  # noqa: F401
 
-    if not runtime.interpreter_requested():
-        warm_the_compiler()
+
+_warm = False  # whether warm_the_compiler() has run in this process (or the one it forked from)
 
 
 def warm_the_compiler() -> None:
     """What a GPU launch's first compile (or cache lookup) computes in any process, done once
-    here for every fork: the hash of triton's own files, which every compiled kernel's key
-    holds (0.4 s on an H100 host, in each executor), gluon's modules, which the first
-    specialization of a launch imports (0.12 s), and triton's CUDA helper module, which each
-    fork's driver copies rather than compiles (drills.judge.gpu_compile.driver_helpers). None
-    touches the GPU, which a fork server must not: a CUDA context does not survive a fork."""
+    in a fork server for every fork after it: the hash of triton's own files, which every
+    compiled kernel's key holds (0.45 s on an H100 host, in each executor), gluon's modules,
+    which the first specialization of a launch imports (0.12 s), and triton's CUDA helper
+    module, which each fork's driver copies rather than compiles
+    (drills.judge.gpu_compile.driver_helpers). None touches the GPU, which a fork server must
+    not: a CUDA context does not survive a fork.
+
+    A server does it when no fork is asked of it (_serve): the grader's, once it has forked
+    the judges it was asked for, so that they start without waiting for it (each judge's own
+    server does it while the judge collects its suite) and the judges of later grades under
+    `make watch` find it done."""
+    global _warm
+    from drills import runtime
+
+    _warm = True
+    if runtime.interpreter_requested():
+        return
     import triton.experimental.gluon  # noqa: F401
     from triton.runtime.cache import triton_key
 
@@ -343,6 +372,15 @@ def start_loading() -> None:
     _running()
 
 
+def loading_for(interpreting: bool) -> None:
+    """Once the grader has chosen the runtime (runtime.select, which asks the driver, after
+    start_loading): a server whose image is loading for the other one, which happens where a
+    driver loads but finds no device, is ended, and the next spawn starts one for this runtime."""
+    with _starting:
+        if _server and _server[0].interpreting != interpreting:
+            _server.pop().stop()
+
+
 def spawn(job: dict, channel: int, log: int) -> Forked:
     return _running().spawn(job, channel, log)
 
@@ -369,5 +407,8 @@ def server_pids() -> tuple[int, ...]:
 
 
 if __name__ == "__main__":  # a server started by a process that is no clean image itself
-    load_the_image()
-    _serve(socket.socket(fileno=int(sys.argv[1])), os.getppid())
+    # served by the module its forks import, so that they find it warm (_warm)
+    from drills.judge import forks
+
+    forks.load_the_image()
+    forks._serve(socket.socket(fileno=int(sys.argv[1])), os.getppid())
