@@ -478,6 +478,23 @@ def test_a_process_cache_starts_with_a_copy_of_the_judges_driver_helpers(tmp_pat
     assert built.read_bytes() == b"the judge's build"
 
 
+def test_a_driver_helper_another_process_has_loaded_is_never_rewritten(tmp_path, monkeypatch):
+    """The executors of one file's kernels share a cache: the copy the next one gets is a new
+    file put in place, and the one an earlier executor has loaded stays as it was (rewritten
+    under it, it crashed that executor)."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
+    built = Path(gpu_compile.driver_helpers()) / "0123abcd" / "cuda_utils.so"
+    built.parent.mkdir(parents=True)
+    built.write_bytes(b"the judge's build")
+    cache = tmp_path / "executors-cache"
+    gpu_compile.with_driver_helpers(str(cache))
+    with open(cache / "0123abcd" / "cuda_utils.so", "rb") as loaded:  # as an executor has it
+        gpu_compile.with_driver_helpers(str(cache))
+        assert loaded.read() == b"the judge's build"
+        assert os.fstat(loaded.fileno()).st_nlink == 0  # replaced, not rewritten
+    assert [p.name for p in (cache / "0123abcd").iterdir()] == ["cuda_utils.so"]
+
+
 def test_without_the_judges_build_a_process_cache_is_left_as_it_is(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
     cache = tmp_path / "runner" / "triton-cache"

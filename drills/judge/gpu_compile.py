@@ -328,11 +328,20 @@ def build_driver_helpers() -> None:
 
 
 def with_driver_helpers(cache: str) -> None:
-    """Start a process's own triton cache with a copy of the judge's build of the CUDA helper
-    module, found there under the key triton gives it. A copy, never a link: nothing the
-    process writes in its cache reaches the judge's folder or another process."""
-    if os.path.isdir(driver_helpers()):
-        shutil.copytree(driver_helpers(), cache, symlinks=True, dirs_exist_ok=True)
+    """Give a process's own triton cache a copy of the judge's build of the CUDA helper module,
+    under the key triton finds it by. A copy, never a link: nothing the process writes in its
+    cache reaches the judge's folder or another process. Each file is a new one put in place,
+    never one rewritten: the executors of one file's kernels share a cache, and rewriting a
+    library another of them has loaded crashed it (SIGSEGV, on an H100)."""
+    built = driver_helpers()
+    for parent, _, files in os.walk(built):
+        into = os.path.join(cache, os.path.relpath(parent, built))
+        os.makedirs(into, mode=0o700, exist_ok=True)
+        for name in files:
+            fd, new = tempfile.mkstemp(dir=into, prefix=f".{name}.")
+            with os.fdopen(fd, "wb") as copy, open(os.path.join(parent, name), "rb") as original:
+                shutil.copyfileobj(original, copy)
+            os.replace(new, os.path.join(into, name))
 
 
 def kernels_cache(purpose: str, module_text: str) -> str:
