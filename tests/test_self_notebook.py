@@ -20,24 +20,43 @@ def cell_output(cell) -> str:
     )
 
 
-def test_the_notebook_runs_end_to_end(tmp_path, monkeypatch):
+def run_every_cell(client: NotebookClient, notebook) -> list[str]:
+    """Each code cell in order, in the client's kernel, as "Run all" does: what each printed."""
+    for index, cell in enumerate(notebook.cells):
+        client.execute_cell(cell, index)  # raises CellExecutionError, with the cell, if one fails
+    return [cell_output(c) for c in notebook.cells if c.cell_type == "code"]
+
+
+def test_the_notebook_runs_end_to_end_twice_and_keeps_the_learners_work(tmp_path, monkeypatch):
+    """Run all, an edit of the learner's file, Run all again in the same kernel: the second
+    grade is of the edited file, in the one clone the first run made."""
     monkeypatch.setenv("DRILLS_REPO", str(catalog.ROOT))
     monkeypatch.setenv("NO_COLOR", "1")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(notebook)
-    NotebookClient(
+    client = NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
-    ).execute()  # raises CellExecutionError, with the cell and its traceback, if a cell fails
-    shown = [cell_output(c) for c in notebook.cells if c.cell_type == "code"]
-    assert (tmp_path / "triton-drills" / ".venv" / ".ready").exists()
-    assert "content/t1_add.md" in shown[1] and "mine/t1_add.py" in shown[1]
-    assert "bootstrap: ready" in shown[2]
-    assert "t1     Vector add  not started" in shown[3] and "Total 0/100" in shown[3], shown[3]
-    assert "Hint 1" in shown[4], shown[4]
-    if runtime.current().is_gpu:
-        assert "GPU: " in shown[2]
-    else:
-        assert "No GPU" in shown[2] and "skipped here" in shown[5], shown
+    )
+    clone = tmp_path / "triton-drills"
+    with client.setup_kernel():
+        shown = run_every_cell(client, notebook)
+        assert (clone / ".venv" / ".ready").exists()
+        assert "content/t1_add.md" in shown[2] and "mine/t1_add.py" in shown[2]
+        assert "bootstrap: ready" in shown[3]
+        assert "t1     Vector add  not started" in shown[4] and "Total 0/100" in shown[4], shown[4]
+        assert "Hint 1" in shown[5], shown[5]
+        if runtime.current().is_gpu:
+            assert "GPU: " in shown[0]
+        else:
+            assert "No GPU" in shown[0] and "skipped here" in shown[6], shown
+        # the learner's work: the reference, saved as their file
+        (clone / "mine" / "t1_add.py").write_text(
+            (catalog.ROOT / "solutions" / "t1_add.py").read_text()
+        )
+        shown = run_every_cell(client, notebook)
+    assert not (clone / "triton-drills").exists()  # no clone inside the clone
+    assert "Total 100/100" in shown[4], shown[4]
+    assert "Hint 2" in shown[5], shown[5]
 
 
 def test_the_notebook_asks_for_the_repository_before_anything_else(tmp_path, monkeypatch):
