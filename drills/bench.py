@@ -284,6 +284,11 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
     return "ok" if report is None else "wrong result: " + report.splitlines()[0]
 
 
+def reference_file(drill: catalog.Drill, bench: Bench) -> Path:
+    """The reference a drill's benchmark times beside yours: a file of solutions/."""
+    return drill.source("solutions").with_name(f"{bench.reference or drill.slug}.py")
+
+
 def bench_drill(
     drill: catalog.Drill, impl: str, limits: dict[str, Limit], versions: dict
 ) -> list[Row]:
@@ -292,8 +297,7 @@ def bench_drill(
     bench = load_bench(drill)
     if bench is None:
         return []
-    reference_file = drill.source("solutions").with_name(f"{bench.reference or drill.slug}.py")
-    reference = getattr(load(reference_file), bench.entry)
+    reference = getattr(load(reference_file(drill, bench)), bench.entry)
     try:
         under_test = getattr(load(catalog.source_file(impl, drill.slug)), bench.entry)
         import_problem = ""
@@ -494,6 +498,11 @@ def main(argv: list[str] | None = None) -> int:
     if not rt.is_gpu:
         print(f"make bench: {words['no_gpu'].format(runtime=rt.description)}", file=sys.stderr)
         return 2
+    for drill, bench in ((d, load_bench(d)) for d in selected):
+        if bench is not None and not reference_file(drill, bench).is_file():
+            shown = reference_file(drill, bench).relative_to(catalog.ROOT)
+            print(f"make bench: {words['no_reference'].format(reference=shown)}", file=sys.stderr)
+            return 2
     import torch
 
     from drills.report import console
@@ -526,6 +535,8 @@ WORDS = {
         "no_gpu": "benchmarks need an NVIDIA GPU, and this machine runs kernels on the "
         "{runtime}. Timings from the interpreter say nothing about a GPU. `make grade` works "
         "here.",
+        "no_reference": "a benchmark times your kernel beside the reference solution and torch, "
+        "and this copy has no {reference} (a course copy leaves solutions/ out).",
         "title": "Benchmarking {impl}/ on {gpu}",
         "limit": "limit",
         "report": "report",
@@ -540,6 +551,8 @@ WORDS = {
     "zh": {
         "no_gpu": "基准测试需要 NVIDIA GPU，而这台机器在 {runtime} 上运行 kernel。解释器上"
         "测出的时间说明不了 GPU 上的快慢。这里可以用 `make grade`。",
+        "no_reference": "基准测试把你的 kernel 和参考答案、torch 放在一起计时，而这份副本里没有 "
+        "{reference}（课程用的副本不带 solutions/）。",
         "title": "在 {gpu} 上给 {impl}/ 做基准测试",
         "limit": "上限",
         "report": "报告",

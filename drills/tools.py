@@ -125,12 +125,17 @@ COMPARE_WORDS = {
         "anyway": "To see it anyway: make compare DRILL={id} YES=1",
         "ask": "Show it anyway? [y/N] ",
         "same": "{mine} is the same as the reference.",
+        "not_shipped": "make compare shows your file beside the reference solution, and this "
+        "copy has none: {reference} is not here (a course copy leaves solutions/ out). Your "
+        "instructor says when the references are shared.",
     },
     "zh": {
         "not_passed": "{id} 还没有通过（以上次评分为准），参考答案会把这道练习的解法直接告诉你。",
         "anyway": "仍然要看：make compare DRILL={id} YES=1",
         "ask": "仍然显示吗？[y/N] ",
         "same": "{mine} 与参考答案完全相同。",
+        "not_shipped": "make compare 把你的文件和参考答案并排比较，而这份副本里没有参考答案："
+        "没有 {reference}（课程用的副本不带 solutions/）。参考答案什么时候公开，由你的老师决定。",
     },
 }
 
@@ -138,6 +143,10 @@ COMPARE_WORDS = {
 def compare(drill: catalog.Drill, assume_yes: bool) -> int:
     words = COMPARE_WORDS[chinese.language()]
     mine, reference = drill.source("mine"), drill.source("solutions")
+    if not reference.is_file():
+        shown = reference.relative_to(catalog.ROOT)
+        print(words["not_shipped"].format(reference=shown), file=sys.stderr)
+        return 2
     if not assume_yes and state.last_status(drill) != Status.PASSED:
         # on stderr: under `make compare | less` the question must still be seen
         print(words["not_passed"].format(id=drill.id), file=sys.stderr)
@@ -266,6 +275,13 @@ DOCTOR_WORDS = {
         "environment, not your code. Fix the problems above, or rebuild it with `make clean` "
         "then `make grade`. The grader's output:",
         "fine": "The environment is fine: the reference solutions pass. `make grade` grades yours.",
+        "no_references": "This copy has no reference solutions (a course copy leaves solutions/ "
+        "out), so the doctor checks the environment with a small kernel of its own instead...",
+        "kernel_broken": "A small kernel of the doctor's own fails here, so the problem is the "
+        "environment, not your code. Fix the problems above, or rebuild it with `make clean` "
+        "then `make grade`. Its output:",
+        "kernel_fine": "The environment is fine: triton ran a kernel here. `make grade` grades "
+        "yours.",
     },
     "zh": {
         "interpreter": "kernel 在 CPU 上以 Python 运行；基准测试和只在 GPU 上跑的用例需要 GPU",
@@ -279,6 +295,11 @@ DOCTOR_WORDS = {
         "broken": "参考答案在这里没有全部通过，所以问题出在环境，不在你的代码。修好上面列出的问题，"
         "或者先 `make clean` 再 `make grade` 重建环境。评分器的输出：",
         "fine": "环境没有问题：参考答案都通过了。`make grade` 给你的代码评分。",
+        "no_references": "这份副本里没有参考答案（课程用的副本不带 solutions/），所以改用一个"
+        "自带的小 kernel 检查环境……",
+        "kernel_broken": "自带的小 kernel 在这里运行失败，所以问题出在环境，不在你的代码。修好上面"
+        "列出的问题，或者先 `make clean` 再 `make grade` 重建环境。它的输出：",
+        "kernel_fine": "环境没有问题：triton 在这里运行了一个 kernel。`make grade` 给你的代码评分。",
     },
 }
 
@@ -342,6 +363,8 @@ def doctor() -> int:
         print(f"\n{words['problem']}: {problem}")
     if outside:
         return 1
+    if not any(d.source("solutions").is_file() for d in catalog.DRILLS):
+        return _check_with_a_kernel_of_its_own(words, problems)
     print("\n" + words["grading"], flush=True)
     with tempfile.TemporaryDirectory() as folder:
         result = Path(folder) / "result.json"
@@ -357,6 +380,21 @@ def doctor() -> int:
     if problems:
         return 1
     print("\n" + words["fine"])
+    return 0
+
+
+def _check_with_a_kernel_of_its_own(words: dict, problems: list[str]) -> int:
+    """The doctor's check where no reference is shipped: drills.kernel_check, a kernel that is
+    no drill's, run by triton on this machine's runtime."""
+    print("\n" + words["no_references"], flush=True)
+    done = run_showing_progress([sys.executable, "-m", "drills.kernel_check"])
+    if done.returncode != 0:
+        print(f"\n{words['kernel_broken']}\n" + done.stdout[-3000:] + done.stderr[-2000:])
+        return 1
+    print(done.stdout.strip())
+    if problems:
+        return 1
+    print("\n" + words["kernel_fine"])
     return 0
 
 

@@ -107,6 +107,25 @@ def test_the_bench_refuses_the_interpreter_in_the_language_kept(monkeypatch, cap
     assert "没有名为 't9' 的练习" in capsys.readouterr().err
 
 
+def test_the_bench_without_the_reference_says_a_course_copy_leaves_it_out(
+    monkeypatch, capsys, tmp_path
+):
+    """A course copy has no solutions/: on a GPU the bench says so before timing anything."""
+    gpu = runtime.Runtime("gpu", "cuda", "GPU test (sm_90)")
+    monkeypatch.setattr(runtime, "current", lambda: gpu)
+    monkeypatch.setattr(bench, "load_bench", lambda drill: "T1's benchmark")
+    monkeypatch.setattr(
+        bench, "reference_file", lambda drill, b: catalog.ROOT / "solutions" / "gone.py"
+    )
+    for language, says in (
+        ("en", "this copy has no solutions/gone.py (a course copy leaves solutions/ out)"),
+        ("zh", "这份副本里没有 solutions/gone.py"),
+    ):
+        monkeypatch.setattr(chinese, "language", lambda language=language: language)
+        assert bench.main(["t1"]) == 2
+        assert says in capsys.readouterr().err
+
+
 def test_the_limit_is_the_larger_of_its_measures(monkeypatch):
     ways = {"torch's copy": 4000.0, "a Triton copy kernel": 4100.0}
     monkeypatch.setitem(bench.LIMITS, "GB/s", ("copy bandwidth", lambda: ways))

@@ -323,6 +323,37 @@ def test_doctor_reports_versions_and_checks_the_references():
         assert "problem:" in done.stdout, done.stdout
 
 
+def test_compare_in_a_course_copy_says_the_references_are_not_shipped(clone):
+    shutil.rmtree(clone / "solutions")
+    done = tool(clone, "compare", "t1", "--yes")
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    [line] = done.stderr.splitlines()
+    assert "solutions/t1_add.py is not here (a course copy leaves solutions/ out)" in line
+    zh = tool(clone, "compare", "t1", "--yes", lang="zh_CN.UTF-8")
+    assert zh.returncode == 2 and "没有 solutions/t1_add.py" in zh.stderr
+
+
+@pytest.mark.slow
+def test_doctor_in_a_course_copy_checks_the_environment_with_a_kernel_of_its_own(clone):
+    shutil.rmtree(clone / "solutions")
+    done = tool(clone, "doctor")
+    assert "a kernel of the doctor's own ran right on the" in done.stdout, done.stdout
+    assert "make clean" not in done.stdout
+    if done.returncode == 0:
+        assert "The environment is fine: triton ran a kernel here" in done.stdout
+    else:  # the only accepted reason: a known-bad combination, said as such
+        assert "problem:" in done.stdout, done.stdout
+
+
+def test_doctor_in_a_course_copy_blames_the_environment_when_its_kernel_fails(clone):
+    shutil.rmtree(clone / "solutions")
+    (clone / "drills" / "kernel_check.py").write_text("raise SystemExit('no CUDA for you')\n")
+    done = tool(clone, "doctor")
+    assert done.returncode == 1
+    assert "A small kernel of the doctor's own fails here" in done.stdout
+    assert "no CUDA for you" in done.stdout
+
+
 @pytest.mark.slow
 def test_doctor_says_it_is_still_grading_while_it_waits(capsys):
     command = [sys.executable, "-c", "import time; time.sleep(2.5); print('t1 done')"]
