@@ -10,7 +10,6 @@ import argparse
 import os
 import signal
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -286,7 +285,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
     limit = args.time_limit or grading.DRILL_LIMIT[rt.kind] * slowdown
     sandbox = confinement.runner_settings(limit) if confinement else None
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="grade-sources-") as folder:
+    with processes.scratch_folder("grade-sources-") as folder:
         # The learner's files and the judge's, as they are before any learner code runs.
         guard = integrity.Guard()
         copies = {}
@@ -377,13 +376,16 @@ def _exit_cleanly_on_signals(confinement, words: dict) -> None:
     def stop(signum, frame):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        processes.stop_all()  # no grading thread starts a judge after this
+        # no grading thread starts a judge after this; each judge is asked first, and removes
+        # its runners' folders, which hold copies of the learner's file
+        processes.stop_all(grace=2.0)
         if confinement:
             confinement.release()
         name = signal.Signals(signum).name
         print(f"\ngrader.py: {words['interrupted'].format(signal=name)}", file=sys.stderr)
         # again: a grading thread may have started a process since the first sweep
         processes.kill_descendants()
+        processes.remove_scratch()
         os._exit(128 + signum)
 
     signal.signal(signal.SIGINT, stop)

@@ -512,7 +512,7 @@ def grade(
     given, are the ids of the only checks to run (select_checks)."""
     source = source_file(impl, drill.slug)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"grade-{drill.slug}-") as folder:
+    with processes.scratch_folder(f"grade-{drill.slug}-") as folder:
         copy = copy or private_copy(source, Path(folder))
         decided = decided_at_once(drill, copy, _relative(source))
         if decided:
@@ -575,7 +575,7 @@ def needs_a_judge(drill: catalog.Drill, impl: str) -> bool:
     has no grade for it): the grader starts the judge's image loading early for such a file.
     A forecast: the grade itself reads the private copy."""
     source = source_file(impl, drill.slug)
-    with tempfile.TemporaryDirectory(prefix="forecast-") as folder:
+    with processes.scratch_folder("forecast-") as folder:
         # read as the grade reads it: never through a link, a FIFO or past the size limit
         copy = private_copy(source, Path(folder))
         return decided_at_once(drill, copy, _relative(source)) is None

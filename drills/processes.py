@@ -9,10 +9,13 @@ same user cannot read or write their memory or open their file descriptors throu
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from drills import resources
@@ -66,11 +69,67 @@ def starting():
         yield
 
 
-def stop_all() -> None:
-    """Kill every descendant, once no thread can start another (Ctrl-C, SIGTERM)."""
+def stop_all(grace: float = 0.0) -> None:
+    """Kill every descendant, once no thread can start another (Ctrl-C, SIGTERM). With `grace`,
+    each is first asked to end (SIGTERM) and given up to `grace` seconds: a judge then removes
+    its scratch folders, which hold copies of the learner's file (remove_on_stop)."""
     with _starting:
         _stopping.set()
+    if grace:
+        for pid in descendants():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while descendants() and time.monotonic() < deadline:
+            _reap()
+            time.sleep(0.02)
     kill_descendants()
+
+
+# Scratch folders of this process to remove if it is stopped before it removes them itself.
+_scratch: set[str] = set()
+
+
+def remove_on_stop(folder: str | Path) -> None:
+    _scratch.add(str(folder))
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[str]:
+    """A temporary folder, removed at the end of the block, or by remove_scratch() if this
+    process is stopped first."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+        remove_on_stop(folder)
+        try:
+            yield folder
+        finally:
+            removed(folder)
+
+
+def removed(folder: str | Path) -> None:
+    """`folder` was removed by its owner: no stop need remove it."""
+    _scratch.discard(str(folder))
+
+
+def remove_scratch() -> None:
+    """Remove every folder remove_on_stop() was given and not told removed: a process that is
+    stopped (Ctrl-C, SIGTERM) leaves no copy of a learner's file behind."""
+    for folder in list(_scratch):
+        shutil.rmtree(folder, ignore_errors=True)  # unlinks links, never follows them
+        _scratch.discard(folder)
+
+
+def end_cleanly_on_signals() -> None:
+    """SIGTERM or SIGINT ends this process (a judge) at once, after killing every process it
+    started and removing its scratch folders: the grader stops its judges this way."""
+
+    def end(signum, frame):
+        kill_descendants()
+        remove_scratch()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGINT, end)
 
 
 def descendants(root: int | None = None, spare: tuple[int, ...] = ()) -> list[int]:

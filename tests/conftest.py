@@ -30,7 +30,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """The tests keep a state file of their own for this checkout (drills/state.py), in this
-    process and every tool it runs here: never the developer's .drills/state.json."""
+    process and every tool it runs here: never the developer's .drills/state.json. Not in a
+    judge, which runs a drill's suite with this file too and keeps no state."""
+    if config.getoption("--drills-graded", default=None) is not None:
+        return
     folder = tempfile.mkdtemp(prefix="drills-test-state-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     state.STATE = Path(folder) / "state.json"

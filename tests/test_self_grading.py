@@ -683,7 +683,7 @@ def _runners_under(folder: Path) -> list[int]:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_every_process_and_says_so_in_one_line(tmp_path):
+def test_ctrl_c_stops_every_process_says_so_in_one_line_and_leaves_no_copy(tmp_path):
     impl = write_impl(tmp_path / "impl", HANGS)
     temporary = tmp_path / "tmp"
     temporary.mkdir()
@@ -708,6 +708,8 @@ def test_ctrl_c_stops_every_process_and_says_so_in_one_line(tmp_path):
     assert not (tmp_path / "r.json").exists()
     time.sleep(0.5)
     assert not _runners_under(temporary), "a process of the grading outlived the grader"
+    # the grade's copies of the file and its runners' folders, which hold another copy
+    assert sorted(p.name for p in temporary.iterdir()) == []
 
 
 def test_a_malformed_state_file_is_reset_with_a_warning(tmp_path, monkeypatch, capsys):

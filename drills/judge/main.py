@@ -24,6 +24,7 @@ def main() -> int:
     processes.first_to_go_when_memory_runs_out()
     forks.load_the_image()
     forks.start()
+    processes.end_cleanly_on_signals()  # after the fork: its server keeps the default
     job = json.loads(_read_to_the_end(int(sys.argv[1])))
     os.environ.clear()
     os.environ.update(job["environment"])

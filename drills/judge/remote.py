@@ -440,11 +440,13 @@ class RunnerProcess(ChildProcess):
         its own (links to the judge's files, a FIFO) is deleted unread, never written through."""
         self.remove_folder()
         self.folder = Path(tempfile.mkdtemp(prefix="drills-runner-"))
+        processes.remove_on_stop(self.folder)  # it holds a copy of the learner's file
         return self.folder
 
     def remove_folder(self) -> None:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)  # unlinks links, never follows them
+            processes.removed(self.folder)
             self.folder = None
 
     def close(self) -> None:
