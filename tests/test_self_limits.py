@@ -2,6 +2,7 @@
 does with it: CPUs and memory from cgroup v1 and v2 files, the drills graded at once and their
 time limits, and a refusal, before any grading, where a drill cannot fit in memory."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -144,6 +145,9 @@ def test_a_bundle_on_gradescopes_default_hardware_refuses_at_once(
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
     assert "768 MB" in done.stderr and "1.5 GB" in done.stderr, done.stderr
     assert "nothing was graded" in done.stderr and "Grading" not in done.stdout
+    # what the student sees: why, in Gradescope's results, not a generic failure
+    shown = json.loads((root / "results" / "results.json").read_text())
+    assert shown["score"] == 0 and "768 MB" in shown["output"] and "1.5 GB" in shown["output"]
 
 
 def test_a_process_killed_for_memory_is_said_to_be(monkeypatch):
