@@ -141,9 +141,17 @@ def missing(names: list[str]) -> list[str]:
     return json.loads(out)
 
 
+class InstallFailed(Exception):
+    """pip could not install what .venv needs; str() says what, in one line."""
+
+
 def pip_install(packages: list[str], *options: str) -> None:
+    """pip's own progress shows (what it downloads, how big, how far): torch alone is about a
+    gigabyte, minutes on a slow line."""
     print(f"bootstrap: installing {' '.join(packages)} {' '.join(options)}".rstrip(), flush=True)
-    subprocess.check_call([venv_python(), "-m", "pip", "install", "--quiet", *options, *packages])
+    command = [venv_python(), "-m", "pip", "install", *options, *packages]
+    if subprocess.call(command) != 0:
+        raise InstallFailed(f"pip could not install {' '.join(packages)} (its error is above)")
 
 
 def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ...]]]:
@@ -154,6 +162,19 @@ def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ..
         return [(todo, ())] if todo else []
     rest = [p for p in todo if p not in torch_first]
     return [(torch_first, ("--index-url", CPU_TORCH_INDEX))] + ([(rest, ())] if rest else [])
+
+
+def torch_version() -> str:
+    return subprocess.check_output(
+        [venv_python(), "-c", "import importlib.metadata as m; print(m.version('torch'))"],
+        text=True,
+    ).strip()
+
+
+def cpu_only_torch() -> bool:
+    """Whether .venv's torch is a CPU-only build: PyTorch's CPU index marks its versions
+    (2.13.0+cpu), and PyPI's torch, which brings CUDA's libraries, has no such mark."""
+    return torch_version().endswith("+cpu")
 
 
 def version_of(name: str) -> tuple[int, ...]:
@@ -246,10 +267,14 @@ def main() -> int:
     elif args:
         print(USAGE, file=sys.stderr)
         return 2
-    status = make_ready(torch)
-    if status or not with_tests:
-        return status
-    return add_test_packages()
+    try:
+        status = make_ready(torch)
+        if status or not with_tests:
+            return status
+        return add_test_packages()
+    except InstallFailed as e:  # into a .venv that works as it is: it is kept
+        print(f"bootstrap: {e}", file=sys.stderr)
+        return 2
 
 
 def make_ready(torch: str) -> int:
@@ -271,8 +296,27 @@ def make_ready(torch: str) -> int:
     )
     print(f"bootstrap: making .venv ({where})", flush=True)
     make_venv(reuse)
-    for packages, options in installs(missing(requirements()), torch):
-        pip_install(packages, *options)
+    try:
+        for packages, options in installs(missing(requirements()), torch):
+            pip_install(packages, *options)
+    except (InstallFailed, KeyboardInterrupt) as e:
+        remove_own_venv()  # nothing half-made is left to be mistaken for an environment
+        why = str(e) if isinstance(e, InstallFailed) else "interrupted"
+        print(
+            f"bootstrap: {why}; nothing was left behind. An unreachable index (no network, a "
+            "proxy) is the usual cause: run `make grade` again once pip can reach it.",
+            file=sys.stderr,
+        )
+        return 2
+    if torch == "cpu" and not reuse and not cpu_only_torch():
+        print(
+            "bootstrap: warning: TORCH=cpu asked for the CPU-only torch, and pip installed "
+            f"torch {torch_version()} with CUDA's libraries: an extra index in pip's "
+            "configuration (`pip config list`) offered a newer torch than PyTorch's CPU index. "
+            "It works, only larger. For the CPU-only one: make clean, then "
+            "PIP_CONFIG_FILE=/dev/null make TORCH=cpu (pip then reads no configuration file).",
+            file=sys.stderr,
+        )
     # numpy 2.4 broke every runtime-bounded loop in triton's interpreter up to 3.6 (fixed in 3.7).
     if version_of("triton") < (3, 7) and version_of("numpy") >= (2, 4):
         if reuse:

@@ -6,6 +6,7 @@ pyproject.toml), never in the real one.
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -179,6 +180,46 @@ def test_a_cpu_only_torch_comes_alone_from_pytorchs_cpu_index():
     assert bootstrap.installs(todo, "cuda") == [(todo, ())]
     assert bootstrap.installs(["numpy"], "cpu") == [(["numpy"], ())]  # torch already there
     assert bootstrap.installs([], "cpu") == bootstrap.installs([], "cuda") == []  # pip needs one
+
+
+def base_python_without_torch() -> str | None:
+    """The Python this venv was made from, if it cannot import torch (so bootstrap installs)."""
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    probe = subprocess.run([str(python), "-c", "import torch"], capture_output=True, check=False)
+    return str(python) if python.exists() and probe.returncode != 0 else None
+
+
+def test_an_unreachable_index_is_one_line_and_leaves_no_venv(checkout):
+    python = base_python_without_torch()
+    if python is None:
+        pytest.skip("the base Python has torch: bootstrap would install nothing")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env |= {
+        "PIP_CONFIG_FILE": os.devnull,  # none of this machine's mirrors
+        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",  # nothing listens there
+        "PIP_RETRIES": "0",
+        "PIP_TIMEOUT": "2",
+    }
+    done = subprocess.run(
+        [python, str(checkout / "drills" / "bootstrap.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    ours = [line for line in done.stderr.splitlines() if line.startswith("bootstrap:")]
+    assert len(ours) == 1 and "nothing was left behind" in ours[0], done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (checkout / ".venv").exists()
+
+
+def test_a_cpu_only_torch_is_told_from_pypis_by_its_version(monkeypatch):
+    monkeypatch.setattr(bootstrap, "torch_version", lambda: "2.13.0+cpu")
+    assert bootstrap.cpu_only_torch()
+    monkeypatch.setattr(bootstrap, "torch_version", lambda: "2.14.1")  # PyPI's, with CUDA
+    assert not bootstrap.cpu_only_torch()
 
 
 def test_an_unknown_bootstrap_option_is_a_usage_error(checkout):
