@@ -41,9 +41,7 @@ FORMATS = ("native", "gradescope", "exercism", "classroom", "junit")
 ERRORS = (Status.ERROR, Status.CRASHED, Status.TIMEOUT)
 # What XML 1.0 cannot hold at all, escaped or not: most control characters (ESC, NUL ...).
 NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# A runner's name: the reporter's summary table cuts it at 18 characters, its other lines
-# show it whole.
-RUNNER_NAME_LENGTH = 40
+# Words a runner's name leaves out of its check's name.
 LITTLE_WORDS = {"a", "an", "the", "its", "of", "and", "to", "for", "with", "when", "is"}
 
 
@@ -255,14 +253,11 @@ def classroom(results: list[DrillResult], native: dict) -> dict[str, str]:
 def _runner_name(r: DrillResult, c: CheckResult, taken: dict) -> str:
     """The check's name as a runner's: the reporter's summary table shows it, and the workflow
     passes it on as part of an environment variable's name (T1_ADDS_TWO_VECTORS_RESULTS), so
-    it is letters, digits and underscores, its telling words first."""
+    it is letters, digits and underscores: every word of the check's name but the little ones,
+    never cut mid-phrase (the reporter's summary table cuts names at 18 characters itself; its
+    other lines show them whole)."""
     words = re.findall(r"[a-z0-9]+", c.name.split("(")[0].lower())
-    words = [w for w in words if w not in LITTLE_WORDS]
-    name = r.id
-    for word in words:
-        if len(name) + 1 + len(word) > RUNNER_NAME_LENGTH:
-            break
-        name += f"_{word}"
+    name = "_".join([r.id, *(w for w in words if w not in LITTLE_WORDS)])
     unique, number = name, 2
     while unique in taken:
         unique, number = f"{name}_{number}", number + 1
@@ -282,7 +277,7 @@ def _runner(r: DrillResult, c: CheckResult | None, share: float, runtime: str) -
         "score": score,
         "message": "",
         "test_code": "",
-        "filename": r.source,
+        "filename": _relative(r.source, r),  # the file's name where it was graded elsewhere
         "line_no": 0,
         "duration": int(share * 1000),
     }

@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import zipfile
 from pathlib import Path
@@ -594,12 +595,22 @@ def test_a_bundle_can_be_told_to_grade_with_a_weaker_sandbox(tmp_path):
         assert "$sandbox_flags" in z.read("run_autograder").decode()
 
 
+WORKFLOW = ROOT / "course" / "classroom" / "autograding.yml"
+
+
 def workflow_steps() -> tuple[dict[str, str], str]:
     """The Classroom workflow's grading steps ({id: command}) and its reporter's runners."""
-    text = (ROOT / "course" / "classroom" / "autograding.yml").read_text()
-    steps = dict(re.findall(r"id: (\w+)\n\s+run: (.+)", text))
+    text = WORKFLOW.read_text()
+    steps = dict(re.findall(r"id: (t\d+)\n\s+run: (.+)", text))
     runners = re.search(r"runners: (.+)", text).group(1)
     return steps, runners
+
+
+def runners_script() -> str:
+    """The shell script of the workflow's step that lists the grading steps' runners."""
+    text = WORKFLOW.read_text()
+    block = re.search(r"id: runners\n\s+run: \|\n((?:\s{10}.*\n)+)", text).group(1)
+    return textwrap.dedent(block)
 
 
 def test_classroom_workflow_has_one_grading_step_per_drill():
@@ -607,10 +618,26 @@ def test_classroom_workflow_has_one_grading_step_per_drill():
     assert steps == {
         d.id: f".venv/bin/python course/classroom/grade_step.py {d.id}" for d in catalog.DRILLS
     }
-    assert runners == ",".join(f"${{{{ steps.{d.id}.outputs.runners }}}}" for d in catalog.DRILLS)
-    assert (
-        "run-autograding-tests:" in (ROOT / "course" / "classroom" / "autograding.yml").read_text()
+    assert runners == "${{ steps.runners.outputs.list }}"
+    assert all(
+        f"${{{{ steps.{d.id}.outputs.runners }}}}" in runners_script() for d in catalog.DRILLS
     )
+    assert "run-autograding-tests:" in WORKFLOW.read_text()
+
+
+@pytest.mark.parametrize("removed", [None, "t3"])
+def test_the_reporters_runners_survive_a_removed_grading_step(removed, tmp_path):
+    """An instructor who removes a drill's step leaves its output empty in the list's step:
+    the reporter still gets a list of names, never an empty entry (which it refuses)."""
+    script = runners_script()
+    for d in catalog.DRILLS:
+        given = "" if d.id == removed else f"{d.id}_one,{d.id}_two"
+        script = script.replace(f"${{{{ steps.{d.id}.outputs.runners }}}}", given)
+    output = tmp_path / "output"
+    subprocess.run(["bash", "-c", script], env={"GITHUB_OUTPUT": str(output)}, check=True)
+    [line] = output.read_text().splitlines()
+    wanted = [f"{d.id}_{n}" for d in catalog.DRILLS if d.id != removed for n in ("one", "two")]
+    assert line == "list=" + ",".join(wanted)
 
 
 def run_grade_step(tmp_path: Path, impl: Path) -> tuple[subprocess.CompletedProcess, dict]:
