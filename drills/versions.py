@@ -29,7 +29,8 @@ import re
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from drills import bootstrap, catalog, controls
@@ -102,6 +103,7 @@ def environment(version: str) -> str:
     with open(FOLDER / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / ".ready").exists():
+            print(f"triton {version}: installing it into {folder.name}/ ...", file=sys.stderr)
             site = bootstrap.layered_venv(folder)
             packages = [f"triton=={version}"] + (
                 ["numpy<2.4"] if major_minor(version) < (3, 7) else []
@@ -269,9 +271,18 @@ class Cell:
 def row(version: str) -> tuple[list[str], bool]:
     """A version's row: its runner's triton, as a graded file saw it, and a cell per drill."""
     workers = max(1, min(len(catalog.DRILLS), os.cpu_count() or 1))
+    environment(version)  # installed once, before the drills' processes ask for it
+    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        graded = list(pool.map(lambda d: inside(version, "grade", d.id), catalog.DRILLS))
-    cells = [Cell.of(version, d, g) for d, g in zip(catalog.DRILLS, graded, strict=True)]
+        pending = {pool.submit(inside, version, "grade", d.id): d for d in catalog.DRILLS}
+        graded = {}
+        for done in as_completed(pending):  # each drill as it ends: minutes apiece
+            drill = pending[done]
+            graded[drill.id] = done.result()
+            cell = Cell.of(version, drill, graded[drill.id])
+            seconds = time.monotonic() - started
+            print(f"triton {version}: {drill.id} {cell} ({seconds:.0f} s)", file=sys.stderr)
+    cells = [Cell.of(version, d, graded[d.id]) for d in catalog.DRILLS]
     for d, c in zip(catalog.DRILLS, cells, strict=True):
         if c.error:
             print(f"triton {version}, {d.id}: {c.error}", file=sys.stderr)

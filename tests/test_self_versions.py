@@ -53,3 +53,20 @@ def test_the_pinned_triton_range_is_the_one_make_versions_grades():
     oldest, newest = major_minor(versions.SUPPORTED[0]), major_minor(versions.NEWEST)
     assert major_minor(low) == oldest
     assert major_minor(high) == (newest[0], newest[1] + 1)
+
+
+def test_make_versions_says_each_drill_as_it_ends(monkeypatch, capsys):
+    """A version's drills take minutes each: a line per drill as it ends, not silence until
+    the row."""
+    monkeypatch.setattr(versions, "environment", lambda version: "python")
+    graded = {"reference": 100.0, "positives": {}, "negatives": {}}
+    monkeypatch.setattr(
+        versions,
+        "inside",
+        lambda version, *args: graded if args[0] == "grade" else {"triton": version},
+    )
+    cells, ok = versions.row("3.9.0")
+    said = capsys.readouterr().err.splitlines()
+    assert ok and cells[:2] == ["3.9.0", "3.9.0"]
+    assert sorted(line.split()[2] for line in said) == sorted(d.id for d in catalog.DRILLS)
+    assert all(line.startswith("triton 3.9.0: ") and line.endswith(" s)") for line in said)
