@@ -272,7 +272,7 @@ def main() -> int:
         if status or not with_tests:
             return status
         return add_test_packages()
-    except InstallFailed as e:  # into a .venv that works as it is: it is kept
+    except InstallFailed as e:  # a later pip run: .venv is kept as it is, and make tries again
         print(f"bootstrap: {e}", file=sys.stderr)
         return 2
 

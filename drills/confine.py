@@ -168,6 +168,11 @@ def _mounts(confinement: Confinement) -> None:
     # its own folders and Python's, as they are, before anything covers them
     seen = [os.path.realpath(p) for p in confinement.writable]
     seen += [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    # and the packages a venv layered over another Python imports (drills/bootstrap.py), which
+    # may lie under a temporary folder (a checkout in /tmp, as CI's is)
+    seen += [
+        os.path.realpath(p) for p in sys.path if p.endswith(("site-packages", "dist-packages"))
+    ]
     opened = {path: os.open(path, _O_PATH) for path in dict.fromkeys(seen) if os.path.isdir(path)}
     _read_only(confinement.root)
     if confinement.hide and os.path.isdir(confinement.hide):

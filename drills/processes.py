@@ -98,12 +98,13 @@ def remove_on_stop(folder: str | Path) -> None:
 def scratch_folder(prefix: str) -> Iterator[str]:
     """A temporary folder, removed at the end of the block, or by remove_scratch() if this
     process is stopped first."""
-    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
-        remove_on_stop(folder)
-        try:
-            yield folder
-        finally:
-            removed(folder)
+    folder = tempfile.mkdtemp(prefix=prefix)
+    remove_on_stop(folder)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # unlinks links, never follows them
+        removed(folder)
 
 
 def removed(folder: str | Path) -> None:

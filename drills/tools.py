@@ -363,12 +363,15 @@ def doctor() -> int:
         print(f"\n{words['problem']}: {problem}")
     if outside:
         return 1
-    if not any(d.source("solutions").is_file() for d in catalog.DRILLS):
+    shipped = [d.id for d in catalog.DRILLS if d.source("solutions").is_file()]
+    if not shipped:
         return _check_with_a_kernel_of_its_own(words, problems)
     print("\n" + words["grading"], flush=True)
     with tempfile.TemporaryDirectory() as folder:
         result = Path(folder) / "result.json"
-        command = [sys.executable, "grader.py", "--impl", "solutions", "--json", str(result)]
+        # the references this copy has: a course copy may ship some
+        command = [sys.executable, "grader.py", *shipped, "--impl", "solutions"]
+        command += ["--json", str(result)]
         done = run_showing_progress(command)
         graded = json.loads(result.read_text())["drills"] if result.exists() else []
     for d in graded:  # the grade as data: a line a drill

@@ -185,8 +185,10 @@ def test_a_cpu_only_torch_comes_alone_from_pytorchs_cpu_index():
 def base_python_without_torch() -> str | None:
     """The Python this venv was made from, if it cannot import torch (so bootstrap installs)."""
     python = Path(sys.base_prefix) / "bin" / "python3"
+    if not python.exists():
+        return None
     probe = subprocess.run([str(python), "-c", "import torch"], capture_output=True, check=False)
-    return str(python) if python.exists() and probe.returncode != 0 else None
+    return str(python) if probe.returncode != 0 else None
 
 
 def test_an_unreachable_index_is_one_line_and_leaves_no_venv(checkout):

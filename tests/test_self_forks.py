@@ -495,6 +495,27 @@ def test_a_driver_helper_another_process_has_loaded_is_never_rewritten(tmp_path,
     assert [p.name for p in (cache / "0123abcd").iterdir()] == ["cuda_utils.so"]
 
 
+def test_a_link_an_executor_planted_in_its_cache_is_replaced_not_written_through(
+    tmp_path, monkeypatch
+):
+    """An executor writes its cache (and runs the learner's Python at compile time): a link it
+    left where a key's folder goes is removed, and the copy goes into a folder of the judge's
+    own; triton's half-written tmp.* folders are not copied."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
+    key = Path(gpu_compile.driver_helpers()) / "0123abcd"
+    (key / "tmp.pid_7_1").mkdir(parents=True)
+    (key / "cuda_utils.so").write_bytes(b"the judge's build")
+    (key / "tmp.pid_7_1" / "cuda_utils.so").write_bytes(b"half written")
+    cache, elsewhere = tmp_path / "executors-cache", tmp_path / "elsewhere"
+    cache.mkdir()
+    elsewhere.mkdir()
+    (cache / "0123abcd").symlink_to(elsewhere)
+    gpu_compile.with_driver_helpers(str(cache))
+    assert list(elsewhere.iterdir()) == []
+    assert not (cache / "0123abcd").is_symlink()
+    assert [p.name for p in (cache / "0123abcd").iterdir()] == ["cuda_utils.so"]
+
+
 def test_without_the_judges_build_a_process_cache_is_left_as_it_is(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judge"))
     cache = tmp_path / "runner" / "triton-cache"

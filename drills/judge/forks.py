@@ -186,9 +186,14 @@ def _serve(sock: socket.socket, judge: int) -> None:
     os.closerange(mine + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     # whether its forks can confine themselves, tried in a fork of its own (it has no threads)
     sock.send(b"1" if confine.available(str(catalog.ROOT)) else b"0")
+    asked = select.poll()
+    asked.register(sock, select.POLLIN)
     while True:
-        if not _warm and not select.select([sock], [], [], ASKED_AGAIN_WITHIN)[0]:
-            warm_the_compiler()
+        if not _warm and not asked.poll(ASKED_AGAIN_WITHIN * 1000):
+            try:
+                warm_the_compiler()
+            except Exception:  # noqa: BLE001 - its forks then do it themselves, as triton does
+                traceback.print_exc()
         try:
             _, fds, _, _ = socket.recv_fds(sock, 16, 3)
         except OSError:
@@ -312,7 +317,7 @@ def load_the_image() -> None:
     import triton.language  # noqa: F401
 
 
-_warm = False  # whether warm_the_compiler() has run in this process (or the one it forked from)
+_warm = False  # whether warm_the_compiler() was called in this process or one it forked from
 
 
 def warm_the_compiler() -> None:
@@ -320,7 +325,7 @@ def warm_the_compiler() -> None:
     in a fork server for every fork after it: the hash of triton's own files, which every
     compiled kernel's key holds (0.45 s on an H100 host, in each executor), gluon's modules,
     which the first specialization of a launch imports (0.12 s), and triton's CUDA helper
-    module, which each fork's driver copies rather than compiles
+    module, whose copy in each fork's cache its driver loads rather than compiles
     (drills.judge.gpu_compile.driver_helpers). None touches the GPU, which a fork server must
     not: a CUDA context does not survive a fork.
 
@@ -407,8 +412,10 @@ def server_pids() -> tuple[int, ...]:
 
 
 if __name__ == "__main__":  # a server started by a process that is no clean image itself
-    # served by the module its forks import, so that they find it warm (_warm)
+    # served by the module its forks import, so that they find it warm (_warm); its parent
+    # read first: one that ends while torch is imported must not be mistaken for init
     from drills.judge import forks
 
+    parent = os.getppid()
     forks.load_the_image()
-    forks._serve(socket.socket(fileno=int(sys.argv[1])), os.getppid())
+    forks._serve(socket.socket(fileno=int(sys.argv[1])), parent)

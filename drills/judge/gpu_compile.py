@@ -34,10 +34,12 @@ import os
 import re
 import select
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import weakref
+from pathlib import Path
 
 from drills import catalog
 from drills.errors import explain
@@ -308,13 +310,13 @@ def driver_helpers() -> str:
 
 
 def build_driver_helpers() -> None:
-    """Build (or find) triton's CUDA helper module in driver_helpers(), in the fork server's
-    image (drills.judge.forks): loading it does not touch the GPU. A triton without it (or a
-    machine whose CUDA library it cannot find) leaves the folder empty, and each process
-    builds its own, as before."""
+    """Build (or find) triton's CUDA helper module in driver_helpers(), in a fork server's
+    image (drills.judge.forks): loading it does not touch the GPU. Where triton has no such
+    module, or cannot find CUDA's library, nothing is built, and each process builds its own,
+    as triton does."""
     saved = os.environ.get("TRITON_CACHE_DIR")
-    os.environ["TRITON_CACHE_DIR"] = driver_helpers()
     try:
+        os.environ["TRITON_CACHE_DIR"] = driver_helpers()
         from triton.backends.nvidia.driver import CudaUtils
 
         CudaUtils()
@@ -322,26 +324,47 @@ def build_driver_helpers() -> None:
         pass
     finally:
         if saved is None:
-            del os.environ["TRITON_CACHE_DIR"]
+            os.environ.pop("TRITON_CACHE_DIR", None)
         else:
             os.environ["TRITON_CACHE_DIR"] = saved
 
 
 def with_driver_helpers(cache: str) -> None:
     """Give a process's own triton cache a copy of the judge's build of the CUDA helper module,
-    under the key triton finds it by. A copy, never a link: nothing the process writes in its
-    cache reaches the judge's folder or another process. Each file is a new one put in place,
-    never one rewritten: the executors of one file's kernels share a cache, and rewriting a
-    library another of them has loaded crashed it (SIGSEGV, on an H100)."""
-    built = driver_helpers()
-    for parent, _, files in os.walk(built):
-        into = os.path.join(cache, os.path.relpath(parent, built))
-        os.makedirs(into, mode=0o700, exist_ok=True)
-        for name in files:
-            fd, new = tempfile.mkstemp(dir=into, prefix=f".{name}.")
-            with os.fdopen(fd, "wb") as copy, open(os.path.join(parent, name), "rb") as original:
+    under the key triton finds it by, so that its driver loads it rather than compiling it. A
+    copy, never a link, so nothing a process writes in its cache reaches the judge's build.
+    Each file is a new one put in place, never one rewritten: the executors of one file's
+    kernels share a cache, and rewriting a library another of them had loaded crashed it
+    (SIGSEGV, on an H100). That cache is theirs to write, so a key's folder in it that is not
+    a folder of this user's (a link, a file) is replaced, never written through. Only a
+    speed-up: where anything fails, the process builds its own."""
+    try:
+        for built in Path(driver_helpers()).glob("*/cuda_utils*"):  # not triton's tmp.* folders
+            into = _own_folder(Path(cache) / built.parent.name)
+            fd, new = tempfile.mkstemp(dir=into, prefix=f".{built.name}.")
+            with os.fdopen(fd, "wb") as copy, open(built, "rb") as original:
                 shutil.copyfileobj(original, copy)
-            os.replace(new, os.path.join(into, name))
+            os.replace(new, into / built.name)
+    except OSError:  # one being built meanwhile (another server), a full disk ...
+        pass
+
+
+def _own_folder(folder: Path) -> Path:
+    """`folder`, made now if need be, as a folder of this user's: whatever else stands at its
+    path (a link planted by a process that can write its parent) is removed first."""
+    try:
+        found = os.lstat(folder)
+    except FileNotFoundError:
+        found = None
+    if found is not None and not (stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid()):
+        if stat.S_ISDIR(found.st_mode):
+            shutil.rmtree(folder)
+        else:
+            os.unlink(folder)
+        found = None
+    if found is None:
+        os.makedirs(folder, mode=0o700)
+    return folder
 
 
 def kernels_cache(purpose: str, module_text: str) -> str:

@@ -9,6 +9,7 @@ graded. Then it runs the drill's suite, whose events go back on CHANNEL.
 """
 
 import contextlib
+import importlib.metadata
 import json
 import os
 import sys
@@ -28,20 +29,24 @@ def main() -> int:
     job = json.loads(_read_to_the_end(int(sys.argv[1])))
     os.environ.clear()
     os.environ.update(job["environment"])
-    _make_the_cuda_context_meanwhile()
+    context = _make_the_cuda_context_meanwhile()
     import pytest
 
-    return pytest.main([*sys.argv[2:], "--drills-graded", json.dumps(job["graded"])])
+    arguments = [*sys.argv[2:], "--drills-graded", json.dumps(job["graded"])]
+    return pytest.main(arguments, plugins=[_WaitedFor(context)] if context else [])
 
 
-def _make_the_cuda_context_meanwhile() -> None:
+def _make_the_cuda_context_meanwhile() -> threading.Thread | None:
     """On a GPU, this process's CUDA context (0.25 s on an H100 host), made in a thread while
     pytest is imported and collects the suite, rather than in the first case's time. After the
-    fork server's fork: a CUDA context does not survive one."""
+    fork server's fork: a CUDA context does not survive one. The variables pytest sets before
+    the thread is waited for (_WaitedFor) are set first: adding a variable to the environment
+    can move it in memory while CUDA's initialisation reads it, without the GIL."""
     from drills import runtime
 
     if runtime.interpreter_requested():
-        return
+        return None
+    os.environ["PYTEST_VERSION"] = importlib.metadata.version("pytest")  # pytest.main sets it
 
     def make() -> None:
         import torch
@@ -50,7 +55,20 @@ def _make_the_cuda_context_meanwhile() -> None:
         with contextlib.suppress(Exception):
             torch.empty(1, device="cuda")
 
-    threading.Thread(target=make, daemon=True).start()
+    thread = threading.Thread(target=make, daemon=True)
+    thread.start()
+    return thread
+
+
+class _WaitedFor:
+    """A pytest plugin: the CUDA context's thread is waited for once the suite is collected,
+    before pytest's first case sets a variable of its own (PYTEST_CURRENT_TEST)."""
+
+    def __init__(self, thread: threading.Thread):
+        self.thread = thread
+
+    def pytest_collection_finish(self, session) -> None:
+        self.thread.join()
 
 
 def _read_to_the_end(fd: int) -> bytes:
