@@ -1,6 +1,7 @@
 """The ordered list of drills: the only place drills are listed, and the curriculum's order."""
 
 import ast
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,24 +94,89 @@ def source_file(impl: str, slug: str) -> Path:
     return find(slug).source(impl)
 
 
-def suite_code(drill: Drill) -> dict[str, str]:
-    """The code of each check of the drill's spec, by id: the suite's test functions marked
-    `@check("id")` for it, decorators and all, read from the suite's text (no torch needed)."""
+@dataclass(frozen=True)
+class SuiteCase:
+    """One case of a check, as its suite's text says (no torch needed): its test function,
+    the case's id, its parameters as assignments ("n = 1000"; none where the text does not
+    give them one by one) and the function's body."""
+
+    function: str
+    id: str
+    parameters: tuple[str, ...]
+    body: str
+
+    def code(self) -> str:
+        """The case as code a learner can read: where it is, its parameters, what it runs."""
+        where = f"# {self.function}[{self.id}]" if self.id else f"# {self.function}"
+        return "\n".join([where, *self.parameters, self.body])
+
+
+def suite_cases(drill: Drill) -> dict[str, list[SuiteCase]]:
+    """The cases of each check of the drill's spec, by id, in the suite's order: each test
+    function marked `@check("id")` for it, once per case its `pytest.mark.parametrize` lists
+    (one case, its own name as id, for a function without one). A case whose parameters the
+    text does not list one by one (`*LARGE`) is left out."""
     source = drill.test_file.read_text()
-    lines = source.splitlines()
-    code: dict[str, list[str]] = {c.id: [] for c in drill.spec.checks}
+    cases: dict[str, list[SuiteCase]] = {c.id: [] for c in drill.spec.checks}
     for node in ast.parse(source).body:
-        if not isinstance(node, ast.FunctionDef):
+        check = _check_of(node)
+        if check is None:
             continue
-        for decorator in node.decorator_list:
-            if (
-                isinstance(decorator, ast.Call)
-                and getattr(decorator.func, "id", None) == "check"
-                and decorator.args
-                and isinstance(decorator.args[0], ast.Constant)
-            ):
-                first = node.decorator_list[0].lineno - 1
-                code[drill.spec.check(decorator.args[0].value).id].append(
-                    "\n".join(lines[first : node.end_lineno])
-                )
-    return {id: "\n\n\n".join(functions) for id, functions in code.items()}
+        body = textwrap.dedent(
+            "\n".join(source.splitlines()[node.body[0].lineno - 1 : node.end_lineno])
+        )
+        for id, parameters in _parameter_sets(node, source):
+            cases[drill.spec.check(check).id].append(SuiteCase(node.name, id, parameters, body))
+    return cases
+
+
+def _check_of(node: ast.stmt) -> str | None:
+    """The id in a test function's `@check("id")`, or None."""
+    for decorator in (
+        getattr(node, "decorator_list", []) if isinstance(node, ast.FunctionDef) else []
+    ):
+        if (
+            isinstance(decorator, ast.Call)
+            and getattr(decorator.func, "id", None) == "check"
+            and decorator.args
+            and isinstance(decorator.args[0], ast.Constant)
+        ):
+            return decorator.args[0].value
+    return None
+
+
+def _parameter_sets(node: ast.FunctionDef, source: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(id, assignments) of each case a function's one `parametrize` lists, ids as pytest
+    makes them: a `pytest.param`'s own (`drawn(...)` is one, with the id "drawn"), else a
+    constant's text, else the name and position."""
+    marks = [
+        d
+        for d in node.decorator_list
+        if isinstance(d, ast.Call) and getattr(d.func, "attr", None) == "parametrize"
+    ]
+    if len(marks) != 1 or not isinstance(marks[0].args[1], (ast.List, ast.Tuple)):
+        return [("", ())]  # no parameters, or not listed one by one: the function alone
+    names = [n.strip() for n in ast.literal_eval(marks[0].args[0]).split(",")]
+    found = []
+    for position, element in enumerate(marks[0].args[1].elts):
+        own_id = None
+        if isinstance(element, ast.Call) and getattr(element.func, "attr", None) == "param":
+            ids = [k.value for k in element.keywords if k.arg == "id"]
+            own_id = ast.literal_eval(ids[0]) if ids else None
+            values = element.args
+        elif isinstance(element, ast.Starred):
+            continue
+        elif isinstance(element, ast.Call) and getattr(element.func, "id", None) == "drawn":
+            own_id, values = "drawn", [element]  # drills.judge.testing.drawn's
+        else:
+            values = (
+                element.elts if len(names) > 1 and isinstance(element, ast.Tuple) else [element]
+            )
+        if own_id is None:
+            own_id = "-".join(
+                str(v.value) if isinstance(v, ast.Constant) else f"{name}{position}"
+                for name, v in zip(names, values, strict=False)
+            )
+        text = [ast.get_source_segment(source, v) for v in values]
+        found.append((own_id, tuple(f"{n} = {t}" for n, t in zip(names, text, strict=False))))
+    return found

@@ -5,7 +5,7 @@ for what its consumer shows.
   2.1 ...), the reason for lost points as its output, and a top-level output that says where
   and how the grade was made and which cases did not run.
 - exercism: Exercism's test-runner results.json, version 2: one test per check in file order,
-  with the check's test function as its test_code.
+  with the case it stands for as its test_code.
 - classroom: payloads for GitHub Classroom's autograding-grading-reporter, one runner per check,
   named after it, as JSON ({"t1_adds_two_vectors": "<base64 of a runner result>", ...}). The reporter shows a runner's points
   as its max_score times the share of its tests that passed, while Classroom records the sum of
@@ -216,17 +216,23 @@ def _exercism_test(r: DrillResult, c: CheckResult | None, runtime: str) -> dict:
 
 
 def _test_code(r: DrillResult, c: CheckResult | None) -> str:
-    """The check's test function, decorators and all (its cases are in its parameters); for a
-    drill that could not be graded at all, the command that grades it."""
+    """The case a test stands for, as its suite runs it: the first that failed (or, for a
+    check that passed, its first), with its test function, its parameters and the function's
+    body; for a drill that could not be graded at all, the command that grades it."""
     if c is None:
         return f"python grader.py {r.id}"
-    return _check_functions(r.slug).get(c.id, "")
+    cases = _suite_cases(r.slug).get(c.id, [])
+    if not cases:
+        return ""
+    found = next((case for case in cases if case.id == c.case), None)
+    if found is None and c.case:  # a case the text does not list one by one
+        found = catalog.SuiteCase(cases[0].function, c.case, (), cases[0].body)
+    return (found or cases[0]).code()
 
 
 @functools.cache
-def _check_functions(slug: str) -> dict[str, str]:
-    """Check id -> the source of its test functions."""
-    return catalog.suite_code(catalog.find(slug))
+def _suite_cases(slug: str) -> dict[str, list[catalog.SuiteCase]]:
+    return catalog.suite_cases(catalog.find(slug))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -422,10 +422,16 @@ def test_exercism_has_test_code_in_file_order(state):
         c.name for c in scored
     ]
     for test, c in zip(document["tests"], scored, strict=True):
-        assert (
-            test["test_code"].startswith(f'@check("{T1.spec.named(c.name).id}")')
-            and "def test_" in test["test_code"]
-        )
+        # the case: the first that failed, else the check's first, with its parameters
+        cases = catalog.suite_cases(T1)[T1.spec.named(c.name).id]
+        listed = next((k for k in cases if k.id == c.case), None)
+        shown = listed or cases[0]
+        assert test["test_code"].startswith(f"# {shown.function}"), test["test_code"]
+        assert test["test_code"].endswith(shown.body) and "@check" not in test["test_code"]
+        if c.case:
+            assert test["test_code"].splitlines()[0].endswith(f"[{c.case}]")
+        bound = shown.parameters if listed or not c.case else ()  # an unlisted case: none
+        assert all(line in test["test_code"] for line in bound)
         assert test["status"] == {"passed": "pass", "failed": "fail", "not_started": "fail"}.get(
             c.status, "error"
         )
