@@ -94,22 +94,23 @@ def test_a_row_above_its_limit_is_suspect_in_every_report(one_shape_bench, tmp_p
     assert "!" in table.getvalue()
 
 
-@pytest.mark.skipif(runtime.current().is_gpu, reason="the refusal of a machine without a GPU")
-def test_the_bench_refuses_the_interpreter_in_the_language_kept(monkeypatch, capsys):
-    for language, says in (
-        ("en", "benchmarks need an NVIDIA GPU"),
-        ("zh", "基准测试需要 NVIDIA GPU"),
-    ):
+def refuses_t1_in_each_language(monkeypatch, capsys, said: dict[str, str]) -> None:
+    """`make bench t1` exits 2 with `said[language]` on stderr in each language kept."""
+    for language, says in said.items():
         monkeypatch.setattr(chinese, "language", lambda language=language: language)
         assert bench.main(["t1"]) == 2
         assert says in capsys.readouterr().err
+
+
+@pytest.mark.skipif(runtime.current().is_gpu, reason="the refusal of a machine without a GPU")
+def test_the_bench_refuses_the_interpreter_in_the_language_kept(monkeypatch, capsys):
+    said = {"en": "benchmarks need an NVIDIA GPU", "zh": "基准测试需要 NVIDIA GPU"}
+    refuses_t1_in_each_language(monkeypatch, capsys, said)
     assert bench.main(["t9"]) == 2
     assert "没有名为 't9' 的练习" in capsys.readouterr().err
 
 
-def test_the_bench_without_the_reference_says_a_course_copy_leaves_it_out(
-    monkeypatch, capsys, tmp_path
-):
+def test_the_bench_without_the_reference_says_a_course_copy_leaves_it_out(monkeypatch, capsys):
     """A course copy has no solutions/: on a GPU the bench says so before timing anything."""
     gpu = runtime.Runtime("gpu", "cuda", "GPU test (sm_90)")
     monkeypatch.setattr(runtime, "current", lambda: gpu)
@@ -117,13 +118,11 @@ def test_the_bench_without_the_reference_says_a_course_copy_leaves_it_out(
     monkeypatch.setattr(
         bench, "reference_file", lambda drill, b: catalog.ROOT / "solutions" / "gone.py"
     )
-    for language, says in (
-        ("en", "this copy has no solutions/gone.py (a course copy leaves solutions/ out)"),
-        ("zh", "这份副本里没有 solutions/gone.py"),
-    ):
-        monkeypatch.setattr(chinese, "language", lambda language=language: language)
-        assert bench.main(["t1"]) == 2
-        assert says in capsys.readouterr().err
+    said = {
+        "en": "this copy has no solutions/gone.py (a course copy leaves solutions/ out)",
+        "zh": "这份副本里没有 solutions/gone.py",
+    }
+    refuses_t1_in_each_language(monkeypatch, capsys, said)
 
 
 def test_the_limit_is_the_larger_of_its_measures(monkeypatch):

@@ -317,9 +317,14 @@ def test_doctor_reports_versions_and_checks_the_references():
     for name in ("Python", "torch", "triton", "numpy", "runtime"):
         assert name in done.stdout
     assert all(f"{d.id} " in done.stdout for d in catalog.DRILLS)
+    fine_or_a_known_problem(done, "The environment is fine: the reference solutions pass")
+
+
+def fine_or_a_known_problem(done: subprocess.CompletedProcess, fine: str) -> None:
+    """The doctor's verdict: `fine`, or else a known-bad combination, said as such."""
     if done.returncode == 0:
-        assert "The environment is fine" in done.stdout
-    else:  # the only accepted reason: a known-bad combination, said as such
+        assert fine in done.stdout, done.stdout
+    else:
         assert "problem:" in done.stdout, done.stdout
 
 
@@ -339,10 +344,7 @@ def test_doctor_in_a_course_copy_checks_the_environment_with_a_kernel_of_its_own
     done = tool(clone, "doctor")
     assert "a kernel of the doctor's own ran right on the" in done.stdout, done.stdout
     assert "make clean" not in done.stdout
-    if done.returncode == 0:
-        assert "The environment is fine: triton ran a kernel here" in done.stdout
-    else:  # the only accepted reason: a known-bad combination, said as such
-        assert "problem:" in done.stdout, done.stdout
+    fine_or_a_known_problem(done, "The environment is fine: triton ran a kernel here")
 
 
 def test_doctor_in_a_course_copy_blames_the_environment_when_its_kernel_fails(clone):

@@ -350,8 +350,9 @@ def with_driver_helpers(cache: str) -> None:
 
 
 def _own_folder(folder: Path) -> Path:
-    """`folder`, made now if need be, as a folder of this user's: whatever else stands at its
-    path (a link planted by a process that can write its parent) is removed first."""
+    """`folder`, made now if need be (its parents too), as a folder of this user's: whatever
+    else stands at its path (another user's folder, a link planted by a process that can write
+    its parent) is removed first."""
     try:
         found = os.lstat(folder)
     except FileNotFoundError:
@@ -372,12 +373,8 @@ def kernels_cache(purpose: str, module_text: str) -> str:
     folder a confined process that compiles them may write, so what it leaves there can reach
     no other file's kernels, nor another purpose's."""
     digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
-    folder = os.path.join(judge_cache(), f"drills-{purpose}", digest)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    if os.stat(folder).st_uid != os.geteuid():  # not this user's to write, inside a namespace
-        shutil.rmtree(folder)
-        os.makedirs(folder, mode=0o700)
-    return folder
+    # one not this user's to write (made inside a namespace) is made again
+    return str(_own_folder(Path(judge_cache()) / f"drills-{purpose}" / digest))
 
 
 def stop_at_llvm_ir() -> None:
