@@ -121,6 +121,72 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
 
     monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
-    taken = pytest.raises(pytest.skip.Exception, match="which the drills graded beside this one")
+    taken = pytest.raises(pytest.skip.Exception, match="which the drills graded beside this one hold")
     with taken, big_gpu_memory(48e9):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+
+def _take_turns(name, steps, log, lock_folder):
+    """A process of its own (flock's locks belong to open files, which a fork shares, so the
+    child opens its own): step through `steps`, logging what it reached."""
+    from drills import catalog
+    from drills.judge.testing import suite
+
+    catalog.ROOT = lock_folder
+    suite._held.clear()
+    with suite.gpu_case():
+        log.put(f"{name} case")
+        if "together" in steps:  # each holds its share before either asks for the lock alone
+            steps["together"].wait(10)
+        if "big" in steps:
+            with suite._alone_on_the_gpu():
+                log.put(f"{name} alone")
+        if "hold" in steps:
+            steps["hold"].wait(10)
+
+
+def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(tmp_path):
+    """A case that needs gigabytes waits for the cases under way (one holds on here) and runs
+    before a case that came after it: its tensors never take the memory a case of another drill
+    is using, and a stream of small cases cannot keep it waiting."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    log, release = fork.Queue(), fork.Event()
+    under_way = fork.Process(target=_take_turns, args=("under way", {"hold": release}, log, tmp_path))
+    under_way.start()
+    assert log.get(timeout=10) == "under way case"
+    big = fork.Process(target=_take_turns, args=("big", {"big": True}, log, tmp_path))
+    big.start()
+    assert log.get(timeout=10) == "big case"
+    later = fork.Process(target=_take_turns, args=("later", {}, log, tmp_path))
+    later.start()
+    with pytest.raises(Exception):  # queue.Empty: both wait on the case under way
+        log.get(timeout=1)
+    release.set()
+    assert [log.get(timeout=10) for _ in range(2)] == ["big alone", "later case"]
+    for p in (under_way, big, later):
+        p.join(10)
+        assert p.exitcode == 0
+
+
+def test_two_big_gpu_cases_at_once_take_turns_rather_than_wait_on_each_other(tmp_path):
+    """Two big cases whose shares are both held when each asks for the lock alone: each gives
+    its share up before it waits, so one runs, then the other."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    log, together = fork.Queue(), fork.Barrier(2)
+    bigs = [
+        fork.Process(
+            target=_take_turns, args=(name, {"big": True, "together": together}, log, tmp_path)
+        )
+        for name in ("first", "second")
+    ]
+    for p in bigs:
+        p.start()
+    reached = sorted(log.get(timeout=10) for _ in range(4))
+    assert reached == ["first alone", "first case", "second alone", "second case"]
+    for p in bigs:
+        p.join(10)
+        assert p.exitcode == 0
