@@ -9,11 +9,14 @@ turns over three rounds and the median round counts. After the timings each kern
 once more, on new values: one right before and wrong after is not timed. Beside it, the median
 time of the same call replayed from a CUDA graph (triton.testing.do_bench_cudagraph, L2 not
 flushed, the same inputs every time): the GPU's time without the host's, which is most of a
-small shape's time. Throughput is reported against a hardware limit: the copy bandwidth
-measured in the same run (the faster of torch's copy and a Triton copy kernel), or the GPU's
-specified fp16 tensor-core peak where TENSOR_PEAKS knows the GPU, else cuBLAS at a large square
-fp16 matmul measured in the same run. A row above its limit is flagged as suspect: the timing
-or the limit is off.
+small shape's time. Each shape is judged against the roof of its regime, as a roofline does:
+its arithmetic intensity (floating-point operations per byte it must move) against the GPU's
+ridge point (peak FLOP/s over copy bandwidth) says whether it is memory- or compute-bound, and
+its roof is the copy bandwidth (measured in the same run, the faster of torch's copy and a
+Triton copy kernel) or the compute peak of the units it runs on (fp16 tensor cores for a
+matmul, fp32 CUDA cores otherwise: the GPU's specified peak where the bench knows it, or the
+faster of that and a measurement in the same run). A row above its roof is flagged as suspect:
+the timing or the roof is off.
 
 Writes a terminal table and, under reports/, an HTML report (with plots when matplotlib is
 installed) and the same rows as JSON.
@@ -53,11 +56,29 @@ class Bench:
     make_inputs: Callable[[Shape], tuple]  # GPU tensors to call entry and torch_fn with
     torch_fn: Callable  # what torch users call for the same result
     torch_name: str  # "torch.add", "cuBLAS (torch.matmul)"
-    unit: str  # "GB/s" or "TFLOP/s"
-    work: Callable[[Shape], float]  # bytes moved, or floating-point operations, per call
+    unit: str  # what its rows count: "GB/s" or "TFLOP/s"
+    flops: Callable[[Shape], float]  # floating-point operations per call
+    bytes_moved: Callable[[Shape], float]  # bytes a call must read and write, each once
     tolerance: Callable[[Shape], object]  # drills.judge.testing.Tolerance for the gate
     size_name: str = "size"  # what Shape.size counts, for the plot's axis
     reference: str = ""  # the reference to time, a file of solutions/ (the drill's by default)
+    compute: str = "fp32"  # the units its arithmetic runs on: "fp32" CUDA cores or "tensor" cores
+
+    def work(self, shape: Shape) -> float:
+        """What a call's rate counts in the bench's unit: bytes or floating-point operations."""
+        return self.bytes_moved(shape) if self.unit == "GB/s" else self.flops(shape)
+
+
+def matmul_flops(shape: Shape) -> float:
+    """A multiply and an add per (row, column, k) of an M x K by K x N product: 2·M·N·K."""
+    m, n, k = shape.params["mnk"]
+    return 2 * m * n * k
+
+
+def matmul_bytes(shape: Shape) -> float:
+    """fp16 A and B read once, fp16 C written once: what a matmul must move at least."""
+    m, n, k = shape.params["mnk"]
+    return 2 * (m * k + k * n + m * n)
 
 
 @dataclass
@@ -73,10 +94,10 @@ class Row:
     reference_rate: float
     torch_rate: float
     vs_torch: float | None
-    of_limit: float | None
+    of_limit: float | None  # the kernel under test's rate over the shape's roof
     unit: str
-    limit: float
-    limit_name: str
+    limit: float  # the shape's roof, in its unit
+    limit_name: str  # what the roof is
     gate: str  # "ok", or why the kernel under test was not timed
     gpu: str
     torch_version: str
@@ -88,6 +109,12 @@ class Row:
     torch_graph_ms: float | None = None
     # what goes past the limit, "" when nothing does (absent from reports saved before it was)
     suspect: str = ""
+    # the roofline (absent from reports saved before it was): FLOP per byte, "memory-bound" or
+    # "compute-bound", and the two roofs the GPU offers the row: GB/s and TFLOP/s
+    intensity: float | None = None
+    regime: str = ""
+    bandwidth: float | None = None
+    peak: float | None = None
 
     @property
     def graph_vs_torch(self) -> float | None:
@@ -201,39 +228,92 @@ def copy_bandwidths() -> dict[str, float]:
     return {way: moved / _median_ms(fn, refresher((x,))) for way, fn in ways.items()}
 
 
-# Dense fp16 tensor-core TFLOP/s with fp32 accumulation, by the name torch gives the GPU: half
-# the "with sparsity" figure of NVIDIA's H100 and H200 specifications (1,979 TFLOP/s for the
-# SXM boards). A GPU not named here gets cuBLAS's measured rate as its limit, which cuBLAS and
-# a good kernel can pass at some shapes (the H200 runs of 2026-12-04 in content/bench/ did).
-TENSOR_PEAKS = {"NVIDIA H200": 989.4, "NVIDIA H100 80GB HBM3": 989.4}
+# Dense TFLOP/s by the name torch gives the GPU, from NVIDIA's H100 and H200 SXM datasheets:
+# fp16 on tensor cores with fp32 accumulation (half the "with sparsity" 1,979), and fp32 on
+# CUDA cores (67). A GPU not named here gets only the rates measured in the same run, which a
+# good kernel can pass at some shapes (the H200 runs of 2026-12-04 in content/bench/ passed
+# cuBLAS's).
+SPECIFIED_PEAKS = {
+    "tensor": {"NVIDIA H200": 989.4, "NVIDIA H100 80GB HBM3": 989.4},
+    "fp32": {"NVIDIA H200": 67.0, "NVIDIA H100 80GB HBM3": 67.0},
+}
 
 
-def specified_peak(gpu: str) -> dict[str, float]:
-    """The GPU's dense fp16 peak from TENSOR_PEAKS, as a way to the TFLOP/s limit, if known."""
-    peak = TENSOR_PEAKS.get(gpu)
+def specified_peak(compute: str, gpu: str) -> dict[str, float]:
+    """The GPU's specified peak of `compute` ("tensor" or "fp32"), as a way to it, if known."""
+    peak = SPECIFIED_PEAKS[compute].get(gpu)
     return {f"NVIDIA's specification of the {gpu}": peak} if peak else {}
 
 
-def matmul_peaks() -> dict[str, float]:
+def tensor_peaks() -> dict[str, float]:
     """TFLOP/s of cuBLAS on an 8192^3 fp16 matmul with fp32 accumulation, and the GPU's
-    specified peak where the bench knows it (the larger is the limit: cuBLAS is not the roof)."""
+    specified peak where the bench knows it (the larger is the roof: cuBLAS is not the roof)."""
     import torch
 
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
     measured = 2 * 8192**3 / _median_ms(lambda: a @ b, refresher((a, b))) / 1e9
-    return {"cuBLAS 8192^3": measured, **specified_peak(torch.cuda.get_device_name())}
+    return {"cuBLAS 8192^3": measured, **specified_peak("tensor", torch.cuda.get_device_name())}
 
 
+FMAS_PER_ROUND = 16
+
+
+@functools.cache
+def _fma_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def fma_kernel(x_ptr, rounds, BLOCK_SIZE: tl.constexpr, FMAS: tl.constexpr):
+        offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets)
+        y = x
+        for _ in range(rounds):
+            for _ in tl.static_range(FMAS):  # unrolled: nothing but fused multiply-adds
+                y = y * x + x
+        tl.store(x_ptr + offsets, y)
+
+    return fma_kernel
+
+
+def fp32_peaks() -> dict[str, float]:
+    """TFLOP/s of fp32 fused multiply-adds on the CUDA cores, by a Triton kernel that keeps its
+    values in registers (2^24 of them, 2048 FMAs each, 2 FLOPs an FMA), and the GPU's specified
+    peak where the bench knows it."""
+    import torch
+    import triton
+
+    n, rounds, block = 2**24, 128, 1024
+    x = torch.empty(n, device="cuda")
+    kernel = _fma_kernel()
+    measured = (
+        (2 * FMAS_PER_ROUND * rounds * n)
+        / 1e9
+        / _median_ms(
+            lambda: kernel[(triton.cdiv(n, block),)](
+                x, rounds, BLOCK_SIZE=block, FMAS=FMAS_PER_ROUND, num_warps=4
+            ),
+            lambda: x.uniform_(-0.5, 0.5),  # |x| < 1: y stays finite
+        )
+    )
+    return {
+        "a Triton kernel of FMAs": measured,
+        **specified_peak("fp32", torch.cuda.get_device_name()),
+    }
+
+
+# What bounds a kernel, by resource: its name, the ways to measure it, and its unit
 LIMITS = {
-    "GB/s": ("copy bandwidth", copy_bandwidths),
-    "TFLOP/s": ("fp16 matmul peak", matmul_peaks),
+    "bandwidth": ("copy bandwidth", copy_bandwidths),
+    "tensor": ("fp16 tensor-core peak", tensor_peaks),
+    "fp32": ("fp32 CUDA-core peak", fp32_peaks),
 }
 
 
 @dataclass(frozen=True)
 class Limit:
-    value: float
+    value: float  # GB/s for the bandwidth, TFLOP/s for a compute peak
     what: str  # "copy bandwidth"
     how: str  # the way that gave it, and the others' values
 
@@ -242,25 +322,53 @@ class Limit:
         return f"{self.what}, by {self.how}"
 
 
-def measure_limit(unit: str) -> Limit:
-    """The unit's limit on this GPU: the largest of the ways LIMITS has to it."""
-    what, measure = LIMITS[unit]
+def measure_limit(resource: str) -> Limit:
+    """The resource's limit on this GPU: the largest of the ways LIMITS has to it."""
+    what, measure = LIMITS[resource]
     ways = measure()
     best = max(ways, key=ways.get)
     others = [f"{way} {value:.0f}" for way, value in ways.items() if way != best]
     return Limit(ways[best], what, best + (f" ({', '.join(others)})" if others else ""))
 
 
-def suspect(rates: dict[str, float | None], limit: Limit) -> str:
-    """What in a row goes past its limit: a timing that missed part of the work, or a limit
+@dataclass(frozen=True)
+class Roof:
+    """Where a shape sits on the GPU's roofline."""
+
+    intensity: float  # floating-point operations per byte the shape must move
+    regime: str  # "memory-bound" or "compute-bound"
+    value: float  # the roof in the bench's unit
+    name: str  # what the roof is, and how it was measured
+
+
+def roof(bench: Bench, shape: Shape, bandwidth: Limit, peak: Limit) -> Roof:
+    """The shape's roof: memory-bound where its intensity is below the GPU's ridge point (the
+    peak's FLOP/s over the bandwidth's bytes/s), so the bandwidth bounds it; compute-bound
+    above, where the peak does. Expressed in the bench's unit: a memory-bound matmul's roof in
+    TFLOP/s is the bandwidth times its intensity."""
+    intensity = bench.flops(shape) / bench.bytes_moved(shape)
+    ridge = peak.value * 1e3 / bandwidth.value  # TFLOP/s over GB/s: FLOP per byte
+    if intensity < ridge:
+        regime, value, name = "memory-bound", bandwidth.value, bandwidth.name
+        if bench.unit == "TFLOP/s":
+            value, name = value * intensity / 1e3, f"{name}, times {intensity:.3g} FLOP/byte"
+    else:
+        regime, value, name = "compute-bound", peak.value, peak.name
+        if bench.unit == "GB/s":
+            value, name = value * 1e3 / intensity, f"{name}, over {intensity:.3g} FLOP/byte"
+    return Roof(intensity, regime, value, name)
+
+
+def suspect(rates: dict[str, float | None], roof: Roof) -> str:
+    """What in a row goes past its roof: a timing that missed part of the work, or a roof
     that is not the GPU's (a copy, say, where reads outnumber writes). Empty when nothing
     does."""
     above = [
-        f"{name} at {rate / limit.value:.0%}"
+        f"{name} at {rate / roof.value:.0%}"
         for name, rate in rates.items()
-        if rate and rate > limit.value
+        if rate and rate > roof.value
     ]
-    return f"suspect: {', '.join(above)} of the {limit.what}" if above else ""
+    return f"suspect: {', '.join(above)} of its roof ({roof.name})" if above else ""
 
 
 def load_bench(drill: catalog.Drill) -> Bench | None:
@@ -303,12 +411,13 @@ def bench_drill(
         import_problem = ""
     except ImplImportError as e:
         under_test, import_problem = None, str(e).splitlines()[0]
-    limit = limits[bench.unit]
+    bandwidth, peak = limits["bandwidth"], limits[bench.compute]
     today = datetime.date.today().isoformat()
     rows = []
     for shape in bench.shapes:
         args = bench.make_inputs(shape)
         refresh = refresher(args)
+        shape_roof = roof(bench, shape, bandwidth, peak)
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
         tolerance = bench.tolerance(shape)
         gate = import_problem or _gate(under_test, bench.torch_fn, args, tolerance)
@@ -339,10 +448,10 @@ def bench_drill(
                 ref_rate,
                 torch_rate,
                 impl_rate / torch_rate if impl_rate else None,
-                impl_rate / limit.value if impl_rate else None,
+                impl_rate / shape_roof.value if impl_rate else None,
                 bench.unit,
-                limit.value,
-                limit.name,
+                shape_roof.value,
+                shape_roof.name,
                 gate,
                 versions["gpu"],
                 versions["torch"],
@@ -351,7 +460,11 @@ def bench_drill(
                 tested_graph_ms[0] if tested_graph_ms else None,
                 ref_graph_ms,
                 torch_graph_ms,
-                suspect(rates, limit),
+                suspect(rates, shape_roof),
+                shape_roof.intensity,
+                shape_roof.regime,
+                bandwidth.value,
+                peak.value,
             )
         )
     return rows
@@ -366,11 +479,18 @@ def _fmt(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
+def regime_label(row: Row, words: dict) -> str:
+    """ "memory, 0.083 FLOP/B": the row's regime and its intensity ("-" for old reports)."""
+    if row.intensity is None:
+        return "-"
+    return f"{words[row.regime]}, {row.intensity:.3g} FLOP/B"
+
+
 def terminal_table(rows: list[Row], impl: str, words: dict):
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False)
-    left = (words["drill"], words["shape"], words["unit"], words["gate"])
+    left = (words["drill"], words["shape"], words["regime"], words["unit"], words["gate"])
     for name in (
         words["drill"],
         words["shape"],
@@ -379,6 +499,8 @@ def terminal_table(rows: list[Row], impl: str, words: dict):
         words["reference"],
         "torch",
         f"{impl}/torch",
+        words["regime"],
+        words["roof"],
         words["of_limit"],
         f"{impl} graph ms",
         "graph torch ms",
@@ -396,6 +518,8 @@ def terminal_table(rows: list[Row], impl: str, words: dict):
             f"{r.reference_rate:.0f}",
             f"{r.torch_rate:.0f}",
             _fmt(r.vs_torch, ".2f"),
+            regime_label(r, words),
+            f"{r.limit:.0f}",
             _fmt(r.of_limit, ".0%") + ("!" if r.suspect else ""),
             _fmt(r.impl_graph_ms, ".4f"),
             _fmt(r.torch_graph_ms, ".4f"),
@@ -437,6 +561,71 @@ def plot_png(rows: list[Row], drill: str) -> str | None:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+MARKERS = {"impl": "o", "reference": "s", "torch": "^"}
+
+
+def achieved_tflops(row: Row, rate: float) -> float:
+    """A rate of the row's unit as TFLOP/s, through the row's intensity."""
+    return rate if row.unit == "TFLOP/s" else rate * row.intensity / 1e3
+
+
+def roofline_png(rows: list[Row]) -> str | None:
+    """A base64 PNG of the roofline: each shape of each drill at its intensity, at the TFLOP/s
+    the kernel under test, the reference and torch reached, under the GPU's roofs (the
+    bandwidth's slope and each compute peak's ceiling). None without matplotlib or without a
+    row that has its intensity (a report saved before the bench measured it)."""
+    placed = [r for r in rows if r.intensity is not None]
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    if not placed:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    low = min(r.intensity for r in placed) / 2
+    high = max(max(r.intensity for r in placed), max(r.peak * 1e3 / r.bandwidth for r in placed))
+    bandwidth = placed[0].bandwidth
+    for peak in sorted({r.peak for r in placed}):
+        ridge = peak * 1e3 / bandwidth
+        ax.plot([low, ridge, high * 2], [bandwidth * low / 1e3, peak, peak], ":", color="grey")
+        ax.annotate(f"{peak:.0f} TFLOP/s", (high * 2, peak), ha="right", va="bottom", color="grey")
+    colours = dict(zip(dict.fromkeys(r.drill for r in placed), plt.cm.tab10.colors, strict=False))
+    for r in placed:
+        for who, rate in (
+            ("impl", r.impl_rate),
+            ("reference", r.reference_rate),
+            ("torch", r.torch_rate),
+        ):
+            if rate:
+                ax.scatter(
+                    r.intensity,
+                    achieved_tflops(r, rate),
+                    marker=MARKERS[who],
+                    color=colours[r.drill],
+                    alpha=0.8,
+                )
+    for drill, colour in colours.items():
+        ax.scatter([], [], marker="o", color=colour, label=drill)
+    for who, marker in MARKERS.items():
+        ax.scatter(
+            [], [], marker=marker, color="black", label=placed[0].impl if who == "impl" else who
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"Roofline of {placed[0].gpu} (copy bandwidth {bandwidth:.0f} GB/s)")
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(fontsize="small")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
 def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
     import jinja2
 
@@ -447,12 +636,20 @@ def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
     ).get_template("bench.html.j2")
     plots = {d: plot_png(rows, d) for d in drills}
+    roofline = roofline_png(rows)
     path = REPORTS / f"bench-{impl}-{stamp}.html"
-    for drill, png in plots.items():
+    for name, png in {**plots, "roofline": roofline}.items():
         if png:
-            path.with_name(f"{path.stem}-{drill}.png").write_bytes(base64.b64decode(png))
+            path.with_name(f"{path.stem}-{name}.png").write_bytes(base64.b64decode(png))
     html = template.render(
-        rows=rows, impl=impl, versions=versions, drills=drills, plots=plots, stamp=stamp
+        rows=rows,
+        impl=impl,
+        versions=versions,
+        drills=drills,
+        plots=plots,
+        roofline=roofline,
+        stamp=stamp,
+        regime_label=lambda row: regime_label(row, WORDS["en"]),
     )
     path.write_text(html)
     path.with_suffix(".json").write_text(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
@@ -508,15 +705,16 @@ def main(argv: list[str] | None = None) -> int:
     from drills.report import console
 
     versions = runtime.versions() | {"gpu": torch.cuda.get_device_name()}
-    units = {b.unit for b in (load_bench(d) for d in selected) if b}
-    limits = {unit: measure_limit(unit) for unit in units}
+    computes = {b.compute for b in (load_bench(d) for d in selected) if b}
+    limits = {resource: measure_limit(resource) for resource in ["bandwidth", *sorted(computes)]}
     out = console()
     out.print(
         words["title"].format(impl=args.impl, gpu=versions["gpu"])
         + f" · torch {versions['torch']} · triton {versions['triton']} · "
         f"{datetime.date.today().isoformat()}"
     )
-    for unit, limit in limits.items():
+    for resource, limit in limits.items():
+        unit = "GB/s" if resource == "bandwidth" else "TFLOP/s"
         out.print(f"{words['limit']}: {limit.name} = {limit.value:.0f} {unit}")
     rows = [row for d in selected for row in bench_drill(d, args.impl, limits, versions)]
     out.print(terminal_table(rows, args.impl, words))
@@ -543,7 +741,11 @@ WORDS = {
         "drill": "drill",
         "shape": "shape",
         "reference": "reference",
-        "of_limit": "of limit",
+        "regime": "regime",
+        "roof": "roof",
+        "memory-bound": "memory",
+        "compute-bound": "compute",
+        "of_limit": "of roof",
         "graph_ratio": "graph ratio",
         "unit": "unit",
         "gate": "gate",
@@ -559,6 +761,10 @@ WORDS = {
         "drill": "练习",
         "shape": "形状",
         "reference": "参考实现",
+        "regime": "类型",
+        "roof": "上限",
+        "memory-bound": "访存受限",
+        "compute-bound": "计算受限",
         "of_limit": "占上限",
         "graph_ratio": "graph 比值",
         "unit": "单位",

@@ -259,7 +259,8 @@ BENCH = Bench(
     torch_fn=torch.add,
     torch_name="torch.add",
     unit="GB/s",
-    work=lambda shape: 3 * shape.params["n"] * 4,  # read x and y, write out: fp32
+    flops=lambda shape: shape.params["n"],  # an add per element
+    bytes_moved=lambda shape: 3 * shape.params["n"] * 4,  # read x and y, write out: fp32
     tolerance=lambda shape: TOLERANCES[torch.float32],
     size_name="elements",
 )

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from drills import spec
-from drills.bench import Bench, Shape
+from drills.bench import Bench, Shape, matmul_bytes, matmul_flops
 from drills.judge.testing import (
     MANY_TILES,
     Case,
@@ -319,7 +319,9 @@ BENCH = Bench(
     torch_fn=torch.matmul,
     torch_name="cuBLAS (torch.matmul)",
     unit="TFLOP/s",
-    work=lambda s: 2 * s.params["mnk"][0] * s.params["mnk"][1] * s.params["mnk"][2],
+    flops=matmul_flops,
+    bytes_moved=matmul_bytes,
+    compute="tensor",
     tolerance=lambda s: TOLERANCE,
     size_name="(M N K)^(1/3)",
 )

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from drills import runtime, spec
-from drills.bench import Bench, Shape
+from drills.bench import Bench, Shape, matmul_bytes, matmul_flops
 from drills.failures import Kind, Stop
 from drills.judge.remote import LearnerError, shared_empty
 from drills.judge.testing import (
@@ -976,7 +976,9 @@ BENCH = Bench(
     torch_fn=torch.matmul,
     torch_name="cuBLAS (torch.matmul)",
     unit="TFLOP/s",
-    work=lambda s: 2 * s.params["mnk"][0] * s.params["mnk"][1] * s.params["mnk"][2],
+    flops=matmul_flops,
+    bytes_moved=matmul_bytes,
+    compute="tensor",
     tolerance=lambda s: TOLERANCE,
     size_name="(M N K)^(1/3)",
     reference="t4_matmul_persistent",  # the persistent kernel on Hopper
