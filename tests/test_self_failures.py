@@ -121,9 +121,7 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
 
     monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
-    taken = pytest.raises(
-        pytest.skip.Exception, match="which the drills graded beside this one hold"
-    )
+    taken = pytest.raises(pytest.skip.Exception, match="which the drills graded beside this one hold")
     with taken, big_gpu_memory(48e9):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
 
@@ -156,9 +154,7 @@ def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
 
     fork = multiprocessing.get_context("fork")
     log, release = fork.Queue(), fork.Event()
-    under_way = fork.Process(
-        target=_take_turns, args=("under way", {"hold": release}, log, tmp_path)
-    )
+    under_way = fork.Process(target=_take_turns, args=("under way", {"hold": release}, log, tmp_path))
     under_way.start()
     assert log.get(timeout=10) == "under way case"
     big = fork.Process(target=_take_turns, args=("big", {"big": True}, log, tmp_path))
