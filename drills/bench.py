@@ -480,10 +480,11 @@ def _fmt(x: float | None, spec: str) -> str:
 
 
 def regime_label(row: Row, words: dict) -> str:
-    """ "memory, 0.083 FLOP/B": the row's regime and its intensity ("-" for old reports)."""
+    """ "memory 0.0833": the row's regime and its intensity in FLOP/byte ("-" for a report saved
+    before the bench measured them)."""
     if row.intensity is None:
         return "-"
-    return f"{words[row.regime]}, {row.intensity:.3g} FLOP/B"
+    return f"{words[row.regime]} {row.intensity:.3g}"
 
 
 def terminal_table(rows: list[Row], impl: str, words: dict):
@@ -741,7 +742,7 @@ WORDS = {
         "drill": "drill",
         "shape": "shape",
         "reference": "reference",
-        "regime": "regime",
+        "regime": "regime, FLOP/B",
         "roof": "roof",
         "memory-bound": "memory",
         "compute-bound": "compute",
@@ -761,7 +762,7 @@ WORDS = {
         "drill": "练习",
         "shape": "形状",
         "reference": "参考实现",
-        "regime": "类型",
+        "regime": "类型, FLOP/B",
         "roof": "上限",
         "memory-bound": "访存受限",
         "compute-bound": "计算受限",

@@ -248,7 +248,7 @@ def test_the_report_shows_each_rows_regime_and_renders_a_report_saved_before_it(
 ):
     rows = bench.bench_drill(catalog.find("t1"), "solutions", LIMITS, VERSIONS)
     html = bench.write_reports(rows, "solutions", VERSIONS)
-    assert "memory, 0.0833 FLOP/B" in html.read_text()
+    assert "memory 0.0833" in html.read_text()
     # a report of 2026-12-04, before rows had a regime: rendered again, without a roofline
     saved = json.loads(html.with_suffix(".json").read_text())
     for row in saved:
@@ -257,7 +257,7 @@ def test_the_report_shows_each_rows_regime_and_renders_a_report_saved_before_it(
     old = tmp_path / "old.json"
     old.write_text(json.dumps(saved))
     again = bench.rerender(old)
-    assert "No roofline" in again.read_text() and "memory," not in again.read_text()
+    assert "No roofline" in again.read_text() and "memory 0" not in again.read_text()
 
 
 def test_the_roofline_places_every_row_that_knows_its_intensity():
