@@ -10,6 +10,7 @@ import argparse
 import os
 import signal
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         from drills.versions import unsupported
 
         versions = runtime.versions()
-        problem = unsupported(versions, language)
+        problem = unsupported(versions, language) or _unwritable_cache(words)
         if problem:
             return _refuse(problem)
     except ImportError as e:
@@ -159,6 +160,22 @@ def main(argv: list[str] | None = None) -> int:
             confinement.release()
 
 
+def _unwritable_cache(words: dict) -> str | None:
+    """Why triton's cache, which the judge compiles into (on the interpreter too: "compiles for
+    a GPU"), cannot be written, or None: a home folder mounted read-only, as in a container run
+    with --read-only, would otherwise fail every case as the grader's own failure."""
+    from drills.judge.gpu_compile import judge_cache
+
+    cache = os.environ.get("TRITON_CACHE_DIR") or "~/.triton/cache"
+    try:
+        fd, probe = tempfile.mkstemp(dir=judge_cache())
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        return words["cache"].format(cache=cache, error=e.strerror or e)
+    return None
+
+
 def _refuse(problem: str) -> int:
     print(f"grader.py: {problem}", file=sys.stderr)
     return 2
@@ -185,6 +202,9 @@ REFUSED_WORDS = {
         "more (the hardware setting on its Configure Autograder page); in a container, docker "
         "run --memory=1.5g or more; nothing was graded.",
         "one_drill": "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
+        "cache": "triton's cache folder {cache} cannot be written ({error}), and the judge "
+        "compiles kernels into it: set TRITON_CACHE_DIR to a folder this user can write; "
+        "nothing was graded.",
         "sandbox_refused": "--sandbox refused: {reason}",
         "sandbox_without": "--sandbox without: {note}",
         "interrupted": "grading interrupted ({signal}); nothing was written.",
@@ -206,6 +226,8 @@ REFUSED_WORDS = {
         "Autograder 页面上的硬件设置）；在容器里，docker run --memory=1.5g 或更多；"
         "什么都没有评。",
         "one_drill": "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
+        "cache": "triton 的缓存文件夹 {cache} 写不进去（{error}），而 judge 要把 kernel 编译"
+        "到里面：把 TRITON_CACHE_DIR 设成这个用户能写的文件夹；什么都没有评。",
         "sandbox_refused": "--sandbox 拒绝运行：{reason}",
         "sandbox_without": "--sandbox 缺少这一项：{note}",
         "interrupted": "评分被中断（{signal}）；什么都没有写。",

@@ -761,3 +761,48 @@ def test_exercism_runner_exits_0_with_results(tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert results["status"] == "error" and "t1_add.py does not exist" in results["message"]
     assert str(empty) not in results["message"]
+
+
+def in_a_read_only_container(*command: str) -> list[str]:
+    """`command` as Exercism's production may run its image (docker run --read-only --network
+    none): in a mount namespace of its own where the checkout and the home folder are read-only
+    and no network is reachable, only the temporary folder and the solution's folder writable."""
+    read_only = " && ".join(
+        f"mount --bind {path} {path} && mount -o remount,bind,ro {path}"
+        for path in (ROOT, Path.home())
+    )
+    return ["unshare", "--mount", "--net", "sh", "-c", f'{read_only} && exec "$@"', "ro", *command]
+
+
+def can_make_read_only_mounts() -> bool:
+    try:
+        done = subprocess.run(in_a_read_only_container("true"), capture_output=True, timeout=30)
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not can_make_read_only_mounts(), reason="needs unshare and mount (root)")
+def test_exercism_image_grades_read_only_without_a_network(tmp_path):
+    """The image's entry point is a link to run.sh, run as Exercism runs it: one folder for the
+    solution and the results, with a trailing slash, a read-only image and no network."""
+    entry = tmp_path / "bin" / "run.sh"
+    entry.parent.mkdir()
+    entry.symlink_to(ROOT / "course" / "exercism" / "run.sh")
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    shutil.copy(ROOT / "solutions" / "t1_add.py", solution)
+    for slug, status in (("t1-add", "pass"), ("t9", "error")):
+        done = subprocess.run(
+            in_a_read_only_container(str(entry), slug, f"{solution}/", f"{solution}/"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        results = json.loads((solution / "results.json").read_text())
+        assert results["status"] == status, results
+    assert "no drill named 't9'" in results["message"], results
+    assert sorted(p.name for p in solution.iterdir()) == ["results.json", "t1_add.py"]

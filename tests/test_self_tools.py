@@ -304,6 +304,27 @@ def test_the_grader_refuses_an_untested_triton_in_one_line_before_grading():
     assert "triton 3.5.0 is outside the versions" in line and "pip install" in line
 
 
+def test_the_grader_refuses_a_triton_cache_it_cannot_write_in_one_line_before_grading(tmp_path):
+    """A home folder mounted read-only (a container run with --read-only) once failed every
+    case of every drill as the grader's own failure: the judge compiles into triton's cache."""
+    not_a_folder = tmp_path / "a-file"
+    not_a_folder.write_text("")
+    env = os.environ | {"TRITON_CACHE_DIR": str(not_a_folder / "cache")}
+    done = subprocess.run(
+        [sys.executable, "grader.py", "t1", "--impl", "solutions"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert f"triton's cache folder {not_a_folder / 'cache'} cannot be written" in line
+    assert "set TRITON_CACHE_DIR to a folder this user can write" in line
+
+
 @pytest.mark.slow
 def test_doctor_reports_versions_and_checks_the_references():
     done = subprocess.run(
