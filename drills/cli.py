@@ -20,10 +20,12 @@ from drills.failures import Status
 from drills.judge import forks
 
 # What one drill's processes need on the interpreter (grader, judge, runner, the judge's kernel
-# executor: three of them import torch). Measured with the Gradescope bundle (--sandbox) under
-# cgroup limits, torch 2.14.1 and triton 3.8.0: all four references pass, one drill at a time,
-# in 1536 MB (peak 1385 MB at half a CPU, 1512 MB at one); in 1024 MB processes are killed.
-MEMORY_PER_DRILL = 1536 << 20
+# executor: three of them import torch), by torch's build. Measured with the Gradescope bundle
+# (--sandbox) under cgroup v1 limits, all four references passing, one drill at a time: PyPI's
+# torch 2.14.1 (triton 3.8.0), which maps CUDA's libraries into each process, peaked at 1385 MB
+# at half a CPU and 1512 MB at one, and in 1024 MB processes were killed; the CPU-only torch
+# 2.13.0+cpu (triton 3.9.0) peaked at 330-346 MB, and at 444 MB two drills at a time.
+MEMORY_PER_DRILL = {"cuda": 1536 << 20, "cpu": 512 << 20}
 # the seed asked for (DRILLS_SEED=N repeats a grade's inputs), read before any grade sets one
 ASKED_SEED = os.environ.get("DRILLS_SEED")
 
@@ -143,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         forks.loading_for(interpreting=not rt.is_gpu)
         limit = _too_little_memory(rt)
         if limit is not None:
-            needed = MEMORY_PER_DRILL >> 20
-            return _refuse(words["memory"].format(limit=limit >> 20, needed=needed))
+            needed = memory_per_drill()
+            smaller = words["smaller_torch"] if needed > MEMORY_PER_DRILL["cpu"] else ""
+            said = words["memory"].format(limit=limit >> 20, needed=needed >> 20, smaller=smaller)
+            return _refuse(said)
         processes.guard_this_process()
         try:
             confinement = sandboxing.confine(args.sandbox_accept_less) if args.sandbox else None
@@ -197,10 +201,12 @@ REFUSED_WORDS = {
         "broken": "the environment is broken: {error}. Run `make grade`, which sets up .venv, "
         "or install the packages in pyproject.toml.",
         "memory": "this machine gives the grader {limit} MB of memory (its cgroup's limit), and "
-        "grading a drill needs about {needed} MB: each drill's judge, runner and kernel "
-        "executor import torch. Give it more memory: on Gradescope, an autograder of 1.5 GB or "
-        "more (the hardware setting on its Configure Autograder page); in a container, docker "
-        "run --memory=1.5g or more; nothing was graded.",
+        "grading a drill needs about {needed} MB with this torch: each drill's judge, runner "
+        "and kernel executor import torch. Give it {needed} MB or more: on Gradescope, the "
+        "hardware setting on its Configure Autograder page; in a container, docker run "
+        "--memory={needed}m{smaller}; nothing was graded.",
+        "smaller_torch": "; or install the CPU-only torch, which needs a third of that (make "
+        "TORCH=cpu)",
         "one_drill": "--check needs one drill: make grade DRILL=t3 CHECK=k_tail",
         "cache": "triton's cache folder {cache} cannot be written ({error}), and the judge "
         "compiles kernels into it: set TRITON_CACHE_DIR to a folder this user can write; "
@@ -220,11 +226,11 @@ REFUSED_WORDS = {
         "unwritable": "写不了 {format} 结果：{problem}；什么都没有评。",
         "broken": "环境坏了：{error}。运行 `make grade`（它会建好 .venv），或者安装 "
         "pyproject.toml 里列出的包。",
-        "memory": "这台机器只给评分程序 {limit} MB 内存（它所在 cgroup 的上限），而评一个练习"
-        "大约要 {needed} MB：每个练习的 judge、runner 和 kernel executor 都要 import torch。"
-        "请给它更多内存：在 Gradescope 上，选 1.5 GB 或更多的 autograder（Configure "
-        "Autograder 页面上的硬件设置）；在容器里，docker run --memory=1.5g 或更多；"
-        "什么都没有评。",
+        "memory": "这台机器只给评分程序 {limit} MB 内存（它所在 cgroup 的上限），而用这个 torch "
+        "评一个练习大约要 {needed} MB：每个练习的 judge、runner 和 kernel executor 都要 "
+        "import torch。请给它 {needed} MB 或更多：在 Gradescope 上，改 Configure Autograder "
+        "页面上的硬件设置；在容器里，docker run --memory={needed}m{smaller}；什么都没有评。",
+        "smaller_torch": "；或者安装只用 CPU 的 torch，它只要三分之一（make TORCH=cpu）",
         "one_drill": "--check 只能用于一个练习：make grade DRILL=t3 CHECK=k_tail",
         "cache": "triton 的缓存文件夹 {cache} 写不进去（{error}），而 judge 要把 kernel 编译"
         "到里面：把 TRITON_CACHE_DIR 设成这个用户能写的文件夹；什么都没有评。",
@@ -371,7 +377,7 @@ def _drills_at_once(rt) -> int:
     grades one drill at a time."""
     cores = max(1, int(resources.cpus()))
     if not rt.is_gpu:
-        return max(1, min(2, cores, resources.memory_bytes() // MEMORY_PER_DRILL))
+        return max(1, min(2, cores, resources.memory_bytes() // memory_per_drill()))
     roomy = rt.gpu.memory >= 8 << 30
     return min(len(catalog.DRILLS), cores) if roomy else 1
 
@@ -382,11 +388,19 @@ def _slowdown(workers: int) -> float:
     return max(1.0, workers / resources.cpus())
 
 
+def memory_per_drill() -> int:
+    """MEMORY_PER_DRILL for the torch installed: a CPU-only build (PyTorch's CPU index marks its
+    versions, 2.13.0+cpu) or PyPI's, with CUDA's libraries."""
+    from drills import runtime
+
+    return MEMORY_PER_DRILL["cpu" if runtime.versions()["torch"].endswith("+cpu") else "cuda"]
+
+
 def _too_little_memory(rt) -> int | None:
     """The memory this machine gives the grader, in bytes, where that is too little to grade a
     drill on the interpreter without processes being killed for it; None when it is enough."""
     limit = resources.memory_limit()
-    if rt.is_gpu or limit is None or limit >= MEMORY_PER_DRILL:
+    if rt.is_gpu or limit is None or limit >= memory_per_drill():
         return None
     return limit
 
