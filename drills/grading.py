@@ -118,8 +118,17 @@ class _Run:
 
 
 def _read_events(stream) -> list[dict]:
-    """The judge's events, as many as fit the caps, without malformed ones."""
-    events, total = [], 0
+    """The judge's events, as many as fit the caps, without malformed ones: those read before
+    the stream closed, where it closes under this reader (the process grading was interrupted,
+    and the with-block that holds the stream ended)."""
+    events = []
+    with contextlib.suppress(OSError, ValueError):
+        _read_valid_events(stream, events)
+    return events
+
+
+def _read_valid_events(stream, events: list[dict]) -> None:
+    total = 0
     for line in stream:
         total += len(line)
         if total > MAX_EVENT_BYTES:
@@ -134,7 +143,6 @@ def _read_events(stream) -> list[dict]:
             events.append(event)
     for _ in stream:  # drain, so the judge never blocks on a full pipe
         pass
-    return events
 
 
 def _in_flight(events: list[dict]) -> str | None:

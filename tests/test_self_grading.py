@@ -669,6 +669,19 @@ def test_the_events_stream_is_capped_and_validated():
     assert len(grading._read_events(flood)) <= grading.MAX_EVENT_BYTES // len(good)
 
 
+def test_events_read_before_the_stream_closed_under_the_reader_are_kept():
+    """A process grading that is interrupted closes the judge's stream under its reader thread,
+    whose next read raises (ValueError from a closed buffered reader): no traceback from the
+    thread, and the events it had."""
+    good = json.dumps({"event": "start", "nodeid": "a"})
+
+    def closed_after_one():
+        yield good + "\n"
+        raise ValueError("PyMemoryView_FromBuffer(): info->buf must not be NULL")
+
+    assert grading._read_events(closed_after_one()) == [json.loads(good)]
+
+
 def _runners_under(folder: Path) -> list[int]:
     """Processes working in a folder under `folder` (the grader puts its runners' folders in
     TMPDIR, and a runner works in its own)."""
