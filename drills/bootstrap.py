@@ -11,6 +11,9 @@ Run by the Makefile on first use, and again whenever pyproject.toml changes.
   It is not the default: the CPU wheel does not pin triton, so pip takes the newest (here
   torch 2.13.0+cpu came with triton 3.9.0, where PyPI's torch 2.14.1 pins 3.8.0).
 
+When pyproject.toml's dependencies change, a `.venv` this script made is updated in place: pip
+installs what the new list asks for and the `.venv` lacks, keeping its torch's build.
+
 A `.venv` this script did not make (the learner's own: `python -m venv .venv`, `uv sync`) is
 never deleted or changed: it is used as it is when it has everything, and otherwise the script
 stops and says what is missing.
@@ -190,12 +193,19 @@ def runs_from_venv() -> bool:
     return VENV.exists() and Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def update_in_place(wanted: str) -> int:
-    """Bring .venv up to pyproject.toml where it is. Remaking it would delete the interpreter
-    running this, and the packages a remade venv would reuse from it: the new venv would point
-    at folders that no longer exist."""
-    print("bootstrap: updating .venv in place (its own python runs this)", flush=True)
-    pip_install(requirements())
+def update_in_place(wanted: str, torch: str) -> int:
+    """Bring a .venv this script made up to pyproject.toml where it is: pip installs only what
+    the new list asks that .venv lacks, so a changed dependency costs its own download, not the
+    5.5 GB of a new .venv; and from inside the .venv, remaking it would delete the interpreter
+    running this, and the packages a remade venv would reuse from it. Its torch keeps its build:
+    a CPU-only one is replaced, if the new range asks it to be, from the CPU-only index."""
+    why = (
+        "its own python runs this" if runs_from_venv() else "pyproject.toml's dependencies changed"
+    )
+    print(f"bootstrap: updating .venv in place ({why})", flush=True)
+    build = "cpu" if cpu_only_torch() else torch
+    for packages, options in installs(requirements(), build):
+        pip_install(packages, *options)
     READY.write_text(wanted)
     print(f"bootstrap: ready ({venv_python()})")
     return 0
@@ -286,8 +296,8 @@ def make_ready(torch: str) -> int:
         return 0
     if VENV.exists() and not made_here():
         return use_foreign_venv(wanted)
-    if runs_from_venv():
-        return update_in_place(wanted)
+    if runs_from_venv() or (Path(venv_python()).exists() and READY.exists()):
+        return update_in_place(wanted, torch)
     reuse = has_torch_and_triton(sys.executable)
     where = (
         f"reusing torch and triton from {sys.executable}"
