@@ -170,7 +170,7 @@ def _unwritable_cache(words: dict) -> str | None:
     with --read-only, would otherwise fail every case as the grader's own failure."""
     from drills.judge.gpu_compile import judge_cache
 
-    cache = os.environ.get("TRITON_CACHE_DIR") or "~/.triton/cache"
+    cache = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
     try:
         fd, probe = tempfile.mkstemp(dir=judge_cache())
         os.close(fd)

@@ -258,6 +258,7 @@ def test_the_report_shows_each_rows_regime_and_renders_a_report_saved_before_it(
     old.write_text(json.dumps(saved))
     again = bench.rerender(old)
     assert "No roofline" in again.read_text() and "memory 0" not in again.read_text()
+    assert 'alt="roofline' not in again.read_text()  # with matplotlib too: nothing to place
 
 
 def test_the_roofline_places_every_row_that_knows_its_intensity():

@@ -71,6 +71,13 @@ def test_no_cgroup_limits_leave_the_machines_own(tmp_path, monkeypatch):
     assert resources.memory_bytes() > 0
 
 
+def pypis_torch(monkeypatch) -> None:
+    """The memory figures of PyPI's torch (1.5 GB a drill), whichever torch is installed."""
+    from drills import runtime
+
+    monkeypatch.setattr(runtime, "versions", lambda: {"torch": "2.14.1"})
+
+
 @pytest.mark.parametrize(
     ("cpus", "memory_mb", "at_once", "slowdown"),
     [(0.5, 1536, 1, 2.0), (2, 1536, 1, 1.0), (2, 4096, 2, 1.0), (8, 4096, 2, 1.0), (1, 4096, 1, 1)],
@@ -78,6 +85,7 @@ def test_no_cgroup_limits_leave_the_machines_own(tmp_path, monkeypatch):
 def test_drills_at_once_and_their_time_follow_the_cgroup(
     cpus, memory_mb, at_once, slowdown, monkeypatch
 ):
+    pypis_torch(monkeypatch)
     monkeypatch.setattr(resources, "cpus", lambda: cpus)
     monkeypatch.setattr(resources, "memory_bytes", lambda: memory_mb << 20)
     workers = cli._drills_at_once(INTERPRETER)
@@ -86,6 +94,7 @@ def test_drills_at_once_and_their_time_follow_the_cgroup(
 
 
 def test_too_little_memory_names_what_to_change(monkeypatch):
+    pypis_torch(monkeypatch)
     monkeypatch.setattr(resources, "memory_limit", lambda: 768 << 20)
     assert cli._too_little_memory(INTERPRETER) == 768 << 20
     for words in cli.REFUSED_WORDS.values():
