@@ -143,7 +143,9 @@ def test_a_learners_own_venv_with_every_package_is_used_as_it_is(checkout):
     assert again.returncode == 0 and (checkout / ".venv").exists()
 
 
-@pytest.mark.parametrize("whose_python", ["the venv's own", "another"])
+@pytest.mark.parametrize(
+    "whose_python", ["the venv's own", pytest.param("another", marks=pytest.mark.slow)]
+)
 def test_a_venv_bootstrap_made_is_updated_in_place_when_the_dependencies_change(
     checkout, whose_python
 ):
