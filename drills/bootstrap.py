@@ -73,6 +73,8 @@ TESTS_READY = VENV / ".tests-ready"  # made once the `tests` extra is installed 
 # Earlier versions of this script marked theirs with READY alone, holding the dependency list;
 # in a learner's own venv READY says so ({"foreign_venv": ...}).
 MADE_HERE = VENV / ".made-by-drills-bootstrap"
+# In a venv layered over the packages of the Python that made it: the folders it sees them in.
+REUSE_PTH = "_drills_reuse_parent.pth"
 
 
 def requirements() -> list[str]:
@@ -119,15 +121,24 @@ def layered_venv(folder: Path) -> Path:
     cannot see that venv's packages with --system-site-packages (it sees only the base
     interpreter's), so the layering goes through a .pth file. Returns its site-packages."""
     venv.EnvBuilder(with_pip=False).create(folder)
-    site = Path(
+    site = site_packages(folder)
+    parent_paths = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    (site / REUSE_PTH).write_text("\n".join(parent_paths) + "\n")
+    return site
+
+
+def site_packages(folder: Path = VENV) -> Path:
+    return Path(
         subprocess.check_output(
             [venv_python(folder), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
             text=True,
         ).strip()
     )
-    parent_paths = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-    (site / "_drills_reuse_parent.pth").write_text("\n".join(parent_paths) + "\n")
-    return site
+
+
+def layered() -> bool:
+    """Whether .venv is layered over the packages of the Python that made it (layered_venv)."""
+    return (site_packages() / REUSE_PTH).exists()
 
 
 def missing(names: list[str]) -> list[str]:
@@ -203,8 +214,11 @@ def update_in_place(wanted: str, torch: str) -> int:
         "its own python runs this" if runs_from_venv() else "pyproject.toml's dependencies changed"
     )
     print(f"bootstrap: updating .venv in place ({why})", flush=True)
+    # a venv over the machine's own torch and triton (often offline) takes the machine's
+    # packages as they are, as when it was made: only a package it lacks is installed
+    todo = missing(requirements()) if layered() else requirements()
     build = "cpu" if cpu_only_torch() else torch
-    for packages, options in installs(requirements(), build):
+    for packages, options in installs(todo, build):
         pip_install(packages, *options)
     READY.write_text(wanted)
     print(f"bootstrap: ready ({venv_python()})")
