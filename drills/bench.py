@@ -629,18 +629,28 @@ def roofline_png(rows: list[Row]) -> str | None:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+def report_path(impl: str, stamp: str) -> Path:
+    """reports/bench-IMPL-STAMP.html, IMPL the graded folder's own name (mine, solutions, or the
+    last part of a path), and never a report already there (two runs in one second)."""
+    REPORTS.mkdir(exist_ok=True)
+    name = f"bench-{Path(impl).name}-{stamp}"
+    path, again = REPORTS / f"{name}.html", 2
+    while path.exists():
+        path, again = REPORTS / f"{name}-{again}.html", again + 1
+    return path
+
+
 def write_reports(rows: list[Row], impl: str, versions: dict) -> Path:
     import jinja2
 
-    REPORTS.mkdir(exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = report_path(impl, stamp)
     drills = sorted({r.drill for r in rows}, key=[d.id for d in catalog.DRILLS].index)
     template = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
     ).get_template("bench.html.j2")
     plots = {d: plot_png(rows, d) for d in drills}
     roofline = roofline_png(rows)
-    path = REPORTS / f"bench-{impl}-{stamp}.html"
     for name, png in {**plots, "roofline": roofline}.items():
         if png:
             path.with_name(f"{path.stem}-{name}.png").write_bytes(base64.b64decode(png))

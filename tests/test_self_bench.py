@@ -272,3 +272,20 @@ def test_the_roofline_places_every_row_that_knows_its_intensity():
     png = base64.b64decode(bench.roofline_png([bench.Row(**row)]))
     assert png.startswith(b"\x89PNG")
     assert bench.roofline_png([bench.Row(**(row | {"intensity": None}))]) is None
+
+
+@pytest.mark.skipif(runtime.current().is_gpu, reason="checks the interpreter's path")
+def test_reports_are_named_after_the_graded_folder_and_never_overwrite_one(
+    one_shape_bench, tmp_path
+):
+    """make bench IMPL=path/to/folder once failed to write its report (a name with the path's
+    slashes in it), and two reports in one second shared a name, the second over the first."""
+    folder = tmp_path / "students" / "ada"
+    folder.mkdir(parents=True)
+    (folder / "t1_add.py").write_text((catalog.ROOT / "solutions" / "t1_add.py").read_text())
+    rows = bench.bench_drill(catalog.find("t1"), str(folder), LIMITS, VERSIONS)
+    first = bench.write_reports(rows, str(folder), VERSIONS)
+    second = bench.write_reports(rows, str(folder), VERSIONS)
+    assert first.parent == second.parent == bench.REPORTS
+    assert first.name.startswith("bench-ada-") and first != second
+    assert first.exists() and second.exists() and first.with_suffix(".json").exists()
