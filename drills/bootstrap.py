@@ -178,9 +178,10 @@ def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ..
     return [(torch_first, ("--index-url", CPU_TORCH_INDEX))] + ([(rest, ())] if rest else [])
 
 
-def torch_version() -> str:
+def installed_version(name: str) -> str:
+    """The version of `name` installed in .venv, as its metadata gives it (2.13.0+cpu)."""
     return subprocess.check_output(
-        [venv_python(), "-c", "import importlib.metadata as m; print(m.version('torch'))"],
+        [venv_python(), "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
         text=True,
     ).strip()
 
@@ -188,15 +189,13 @@ def torch_version() -> str:
 def cpu_only_torch() -> bool:
     """Whether .venv's torch is a CPU-only build: PyTorch's CPU index marks its versions
     (2.13.0+cpu), and PyPI's torch, which brings CUDA's libraries, has no such mark."""
-    return torch_version().endswith("+cpu")
+    return installed_version("torch").endswith("+cpu")
 
 
 def version_of(name: str) -> tuple[int, ...]:
-    out = subprocess.check_output(
-        [venv_python(), "-c", f"import importlib.metadata as m; print(m.version('{name}'))"],
-        text=True,
-    )
-    return tuple(int(p) for p in out.strip().split("+")[0].split(".")[:2] if p.isdigit())
+    """(major, minor) of `name` in .venv."""
+    release = installed_version(name).split("+")[0].split(".")[:2]
+    return tuple(int(p) for p in release if p.isdigit())
 
 
 def runs_from_venv() -> bool:
@@ -335,7 +334,7 @@ def make_ready(torch: str) -> int:
     if torch == "cpu" and not reuse and not cpu_only_torch():
         print(
             "bootstrap: warning: TORCH=cpu asked for the CPU-only torch, and pip installed "
-            f"torch {torch_version()} with CUDA's libraries: an extra index in pip's "
+            f"torch {installed_version('torch')} with CUDA's libraries: an extra index in pip's "
             "configuration (`pip config list`) offered a newer torch than PyTorch's CPU index. "
             "It works, only larger. For the CPU-only one: make clean, then "
             "PIP_CONFIG_FILE=/dev/null make TORCH=cpu (pip then reads no configuration file).",

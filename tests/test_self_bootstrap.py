@@ -231,10 +231,12 @@ def test_an_unreachable_index_is_one_line_and_leaves_no_venv(checkout):
 
 
 def test_a_cpu_only_torch_is_told_from_pypis_by_its_version(monkeypatch):
-    monkeypatch.setattr(bootstrap, "torch_version", lambda: "2.13.0+cpu")
+    monkeypatch.setattr(bootstrap, "installed_version", {"torch": "2.13.0+cpu"}.get)
     assert bootstrap.cpu_only_torch()
-    monkeypatch.setattr(bootstrap, "torch_version", lambda: "2.14.1")  # PyPI's, with CUDA
+    monkeypatch.setattr(bootstrap, "installed_version", {"torch": "2.14.1"}.get)  # PyPI's
     assert not bootstrap.cpu_only_torch()
+    monkeypatch.setattr(bootstrap, "installed_version", {"triton": "3.10.0+git1a2b"}.get)
+    assert bootstrap.version_of("triton") == (3, 10)
 
 
 def test_an_unknown_bootstrap_option_is_a_usage_error(checkout):
