@@ -373,7 +373,8 @@ def _drills_at_once(rt) -> int:
     gives the grader allow (its cgroup's, not the host's). On a GPU a drill mostly waits on
     triton's compiler, one core, so every drill at once where the cores and memory allow: each
     drill's judge and runner hold a CUDA context (about half a GB), its cases need megabytes,
-    and the few that need gigabytes take turns (testing.big_gpu_memory). A GPU under 8 GB
+    and the few that need gigabytes run while no other case does (testing.big_gpu_memory). A
+    GPU under 8 GB
     grades one drill at a time."""
     cores = max(1, int(resources.cpus()))
     if not rt.is_gpu:

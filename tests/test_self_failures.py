@@ -3,6 +3,8 @@ after a call and what the runner's record says of it, without running any learne
 case names the kind of mistake (drills.failures.Kind) that the report, the exports and the
 Chinese edition are chosen by, and the words that say it."""
 
+import contextlib
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -121,6 +123,119 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
 
     monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
-    taken = pytest.raises(pytest.skip.Exception, match="which the drills graded beside this one")
+    taken = pytest.raises(
+        pytest.skip.Exception, match="which the drills graded beside this one hold"
+    )
     with taken, big_gpu_memory(48e9):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+
+def _take_turns(name, steps, log, lock_folder):
+    """A process of its own, forked after the parent opened the locks: step through `steps`,
+    logging what it reached."""
+    from drills import catalog
+    from drills.judge.testing import suite
+
+    catalog.ROOT = lock_folder
+    with suite.gpu_case():
+        log.put(f"{name} case")
+        if "together" in steps:  # each holds its share before either asks for the lock alone
+            steps["together"].wait(10)
+        if "big" in steps:
+            with suite._alone_on_the_gpu():
+                log.put(f"{name} alone")
+        if "hold" in steps:
+            steps["hold"].wait(10)
+
+
+def _fork_taking_turns(name, steps, log, lock_folder):
+    import multiprocessing
+
+    p = multiprocessing.get_context("fork").Process(
+        target=_take_turns, args=(name, steps, log, lock_folder), daemon=True
+    )  # daemon: a case left waiting by a broken lock must not keep the test run waiting too
+    p.start()
+    return p
+
+
+@pytest.fixture
+def locks_opened_here(monkeypatch, tmp_path):
+    """The lock files in a folder of the test's, opened by this process before it forks the
+    cases: each child must open its own, or its unlock drops what another holds."""
+    from drills import catalog
+    from drills.judge.testing import suite
+
+    monkeypatch.setattr(catalog, "ROOT", tmp_path)
+    monkeypatch.setattr(suite, "_opened", {})
+    with suite.gpu_case():
+        pass
+    return tmp_path
+
+
+def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
+    locks_opened_here,
+):
+    """A case that needs gigabytes waits for the cases under way (one holds on here) and runs
+    before a case that came after it: its tensors never take the memory a case of another drill
+    is using, and a stream of small cases cannot keep it waiting."""
+    import multiprocessing
+    import queue
+
+    fork = multiprocessing.get_context("fork")
+    log, release = fork.Queue(), fork.Event()
+    under_way = _fork_taking_turns("under way", {"hold": release}, log, locks_opened_here)
+    assert log.get(timeout=10) == "under way case"
+    big = _fork_taking_turns("big", {"big": True}, log, locks_opened_here)
+    assert log.get(timeout=10) == "big case"
+    time.sleep(0.5)  # the big case reaches the turnstile before the later one
+    later = _fork_taking_turns("later", {}, log, locks_opened_here)
+    with pytest.raises(queue.Empty):  # both wait on the case under way
+        log.get(timeout=1)
+    release.set()
+    assert [log.get(timeout=10) for _ in range(2)] == ["big alone", "later case"]
+    for p in (under_way, big, later):
+        p.join(10)
+        assert p.exitcode == 0
+
+
+def test_two_big_gpu_cases_at_once_take_turns_rather_than_wait_on_each_other(locks_opened_here):
+    """Two big cases whose shares are both held when each asks for the lock alone: each gives
+    its share up before it waits, so one runs, then the other."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    log, together = fork.Queue(), fork.Barrier(2)
+    steps = {"big": True, "together": together}
+    bigs = [_fork_taking_turns(name, steps, log, locks_opened_here) for name in ("first", "second")]
+    reached = sorted(log.get(timeout=10) for _ in range(4))
+    assert reached == ["first alone", "first case", "second alone", "second case"]
+    for p in bigs:
+        p.join(10)
+        assert p.exitcode == 0
+
+
+def test_only_a_drills_own_cases_take_a_share_of_the_gpu_memory_lock(monkeypatch):
+    """The repository's own tests load the judge's plugin too, and some run a grade in a
+    process of its own: a share held by such a test would keep its grade's big case waiting
+    for ever (an H100 run of the controls deadlocked so)."""
+    from drills import runtime
+    from drills.judge import plugin, testing
+
+    def item(marker):
+        return SimpleNamespace(get_closest_marker=lambda name: marker)
+
+    taken = []
+
+    @contextlib.contextmanager
+    def share():
+        taken.append(True)
+        yield
+
+    monkeypatch.setattr(runtime, "current", lambda: SimpleNamespace(is_gpu=True))
+    monkeypatch.setattr(testing, "gpu_case", share)
+    for case in (item(None), item(SimpleNamespace(kwargs={"id": "tail"}))):
+        wrapper = plugin.pytest_runtest_call(case)
+        next(wrapper)
+        with contextlib.suppress(StopIteration):
+            wrapper.send(None)
+    assert taken == [True]

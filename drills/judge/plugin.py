@@ -117,6 +117,17 @@ def pytest_runtest_protocol(item, nextitem):
     _emit(item.config, events.start(item.nodeid))
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """On a GPU, a drill's case runs holding its share of the GPU's memory (testing.gpu_case);
+    a test with no check is no drill's case (the repository's own tests load this plugin too)."""
+    if runtime.current().is_gpu and _check_id(item) is not None:
+        with testing.gpu_case():
+            yield
+    else:
+        yield
+
+
 def pytest_runtest_setup(item):
     check = _check_id(item)
     if check is not None and check in item.config._drills_failed_checks:

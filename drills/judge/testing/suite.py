@@ -128,26 +128,85 @@ def small_integers(*size: int, generator: torch.Generator, device: str) -> torch
     return torch.randint(0, 3, size, generator=generator, device=device).float()
 
 
-def big_gpu_memory_lock() -> int:
-    """The lock the parallel suites of one grade share, in the checkout's .drills/, made by the
+def _lock_file(name: str) -> int:
+    """A lock the parallel suites of one grade share, in the checkout's .drills/, made by the
     judge's user for itself alone: never a path in a shared folder, where another user could
     have left a link or a file of their own."""
     folder = catalog.ROOT / ".drills"
     folder.mkdir(mode=0o700, exist_ok=True)
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    return os.open(folder / "big-gpu-memory.lock", flags, 0o600)
+    return os.open(folder / name, flags, 0o600)
+
+
+# Every drill's case on a GPU holds the memory lock shared, and a case that needs gigabytes
+# holds it alone: it waits for the cases under way in every drill to end, and the cases that
+# come after wait for it, so that its tensors never take the memory of another drill's case
+# mid-case (right kernels were told "out of memory" when suites graded at once). A big case
+# waiting for the lock holds the turnstile, which new cases pass on their way to the lock, so
+# that a stream of small cases cannot keep it waiting.
+_MEMORY_LOCK = "big-gpu-memory.lock"
+_TURNSTILE = "big-gpu-memory.turnstile"
+# flock's locks belong to an open file, which a fork shares with its parent: each process opens
+# its own, by (pid, name), or a child's unlock would drop its parent's share
+_opened: dict[tuple[int, str], int] = {}
+_in_case = False  # this process holds a share (gpu_case)
+
+
+def _lock(name: str) -> int:
+    key = (os.getpid(), name)
+    if key not in _opened:
+        _opened[key] = _lock_file(name)
+    return _opened[key]
+
+
+@contextlib.contextmanager
+def gpu_case() -> Iterator[None]:
+    """The share of the GPU's memory lock that a drill's case on a GPU holds while it runs.
+    Only a drill's own cases take one (the plugin's call hook): a test that runs a grade in
+    its own process would hold a share its grade's big case waits for, for ever."""
+    import fcntl
+
+    global _in_case
+    lock, turnstile = _lock(_MEMORY_LOCK), _lock(_TURNSTILE)
+    fcntl.flock(turnstile, fcntl.LOCK_EX)
+    fcntl.flock(lock, fcntl.LOCK_SH)
+    fcntl.flock(turnstile, fcntl.LOCK_UN)
+    _in_case = True
+    try:
+        yield
+    finally:
+        _in_case = False
+        fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _alone_on_the_gpu() -> Iterator[None]:
+    """The memory lock for this process alone, inside a case's share (gpu_case) or not; the
+    share is taken again afterwards."""
+    import fcntl
+
+    lock, turnstile = _lock(_MEMORY_LOCK), _lock(_TURNSTILE)
+    # give this case's share up first: two big cases each waiting on the other's would deadlock
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    fcntl.flock(turnstile, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    finally:
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+    try:
+        yield
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_SH if _in_case else fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
 def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
-    """Run a case that needs a large share of GPU memory one process at a time (the suites
+    """Run a case that needs a large share of GPU memory while no other case runs (the suites
     run in parallel), skipping it when the memory is not there, and hand it back afterwards."""
-    import fcntl
     import gc
     import traceback
 
-    with open(big_gpu_memory_lock(), "r+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _alone_on_the_gpu():
         try:
             free, _ = torch.cuda.mem_get_info()
             if free < needed_bytes:
@@ -158,11 +217,11 @@ def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
             try:
                 yield
             except torch.cuda.OutOfMemoryError:
-                # the judge's own allocations: the free memory it saw went to the other drills'
-                # processes meanwhile (their caching allocators keep what they freed)
+                # the judge's own allocations: the free memory it saw is held by the other
+                # drills' processes (their caching allocators keep what they freed)
                 pytest.skip(
                     f"needs {needed_bytes / 1e9:.0f} GB of free GPU memory, which the drills "
-                    "graded beside this one took"
+                    "graded beside this one hold"
                 )
         except BaseException as e:
             # a failing case's traceback keeps its frames, and their tensors, alive
