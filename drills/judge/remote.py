@@ -141,6 +141,18 @@ def _shared_pool(device: str) -> "torch.cuda.MemPool":
     return _pools[device]
 
 
+def give_back_shared_memory() -> None:
+    """Return to the GPU the memory of the shared buffers freed so far. A live pool keeps every
+    block it ever held (torch.cuda.empty_cache frees a pool's blocks only once no MemPool holds
+    it), so after a case of gigabytes the judge would keep them from the drills graded beside
+    it until it ends; and a buffer sent to the executor is kept until ipc_collect sees that the
+    executor let go of it. The next shared buffer comes from a new pool."""
+    _pools.clear()
+    if torch.cuda.is_initialized():
+        torch.cuda.ipc_collect()
+        torch.cuda.empty_cache()
+
+
 def _forget(ptr: int, fd: int) -> None:
     _shared.pop(ptr, None)
     os.close(fd)
