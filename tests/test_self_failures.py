@@ -239,3 +239,25 @@ def test_only_a_drills_own_cases_take_a_share_of_the_gpu_memory_lock(monkeypatch
         with contextlib.suppress(StopIteration):
             wrapper.send(None)
     assert taken == [True]
+
+
+def test_a_big_gpu_case_gives_the_shared_buffers_memory_back_when_it_ends(monkeypatch, tmp_path):
+    """The executor's buffers come from a pool of their own, and a live pool keeps every block
+    it held through torch.cuda.empty_cache (an H100 kept 8 GiB so): a big case drops the pool
+    and collects what the executor let go of, or its gigabytes stay with this judge until the
+    drill ends, and a drill graded beside it finds no memory for its CUDA context."""
+    from drills import catalog
+    from drills.judge import remote
+    from drills.judge.testing import big_gpu_memory
+
+    called = []
+    monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "ipc_collect", lambda: called.append("ipc_collect"))
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: called.append("empty_cache"))
+    monkeypatch.setattr(remote, "_pools", {"cuda:0": object()})
+    with big_gpu_memory(48e9):
+        pass
+    assert remote._pools == {}
+    assert called == ["ipc_collect", "empty_cache"]
