@@ -118,10 +118,9 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
     """Drills graded at once share the GPU: memory free when a big case checked can be gone
     when it allocates. That case is skipped, as it is when the memory was never free; it is no
     verdict on the learner's file, and no failure of the grader's."""
-    from drills import catalog
     from drills.judge.testing import big_gpu_memory
 
-    monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # the lock file's folder is in it
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
     taken = pytest.raises(
         pytest.skip.Exception, match="which the drills graded beside this one hold"
@@ -130,13 +129,11 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
 
 
-def _take_turns(name, steps, log, lock_folder):
+def _take_turns(name, steps, log):
     """A process of its own, forked after the parent opened the locks: step through `steps`,
     logging what it reached."""
-    from drills import catalog
     from drills.judge.testing import suite
 
-    catalog.ROOT = lock_folder
     with suite.gpu_case():
         log.put(f"{name} case")
         if "together" in steps:  # each holds its share before either asks for the lock alone
@@ -148,11 +145,11 @@ def _take_turns(name, steps, log, lock_folder):
             steps["hold"].wait(10)
 
 
-def _fork_taking_turns(name, steps, log, lock_folder):
+def _fork_taking_turns(name, steps, log):
     import multiprocessing
 
     p = multiprocessing.get_context("fork").Process(
-        target=_take_turns, args=(name, steps, log, lock_folder), daemon=True
+        target=_take_turns, args=(name, steps, log), daemon=True
     )  # daemon: a case left waiting by a broken lock must not keep the test run waiting too
     p.start()
     return p
@@ -160,16 +157,15 @@ def _fork_taking_turns(name, steps, log, lock_folder):
 
 @pytest.fixture
 def locks_opened_here(monkeypatch, tmp_path):
-    """The lock files in a folder of the test's, opened by this process before it forks the
-    cases: each child must open its own, or its unlock drops what another holds."""
-    from drills import catalog
+    """The lock files in a triton cache of the test's, opened by this process before it forks
+    the cases: each child must open its own, or its unlock drops what another holds."""
     from drills.judge.testing import suite
 
-    monkeypatch.setattr(catalog, "ROOT", tmp_path)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(suite, "_opened", {})
     with suite.gpu_case():
         pass
-    return tmp_path
+    assert (tmp_path / "drills-locks").is_dir()
 
 
 def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
@@ -183,12 +179,12 @@ def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
 
     fork = multiprocessing.get_context("fork")
     log, release = fork.Queue(), fork.Event()
-    under_way = _fork_taking_turns("under way", {"hold": release}, log, locks_opened_here)
+    under_way = _fork_taking_turns("under way", {"hold": release}, log)
     assert log.get(timeout=10) == "under way case"
-    big = _fork_taking_turns("big", {"big": True}, log, locks_opened_here)
+    big = _fork_taking_turns("big", {"big": True}, log)
     assert log.get(timeout=10) == "big case"
     time.sleep(0.5)  # the big case reaches the turnstile before the later one
-    later = _fork_taking_turns("later", {}, log, locks_opened_here)
+    later = _fork_taking_turns("later", {}, log)
     with pytest.raises(queue.Empty):  # both wait on the case under way
         log.get(timeout=1)
     release.set()
@@ -206,7 +202,7 @@ def test_two_big_gpu_cases_at_once_take_turns_rather_than_wait_on_each_other(loc
     fork = multiprocessing.get_context("fork")
     log, together = fork.Queue(), fork.Barrier(2)
     steps = {"big": True, "together": together}
-    bigs = [_fork_taking_turns(name, steps, log, locks_opened_here) for name in ("first", "second")]
+    bigs = [_fork_taking_turns(name, steps, log) for name in ("first", "second")]
     reached = sorted(log.get(timeout=10) for _ in range(4))
     assert reached == ["first alone", "first case", "second alone", "second case"]
     for p in bigs:
@@ -246,12 +242,11 @@ def test_a_big_gpu_case_gives_the_shared_buffers_memory_back_when_it_ends(monkey
     it held through torch.cuda.empty_cache (an H100 kept 8 GiB so): a big case drops the pool
     and collects what the executor let go of, or its gigabytes stay with this judge until the
     drill ends, and a drill graded beside it finds no memory for its CUDA context."""
-    from drills import catalog
     from drills.judge import remote
     from drills.judge.testing import big_gpu_memory
 
     called = []
-    monkeypatch.setattr(catalog, "ROOT", tmp_path)  # the lock file's folder
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # the lock file's folder is in it
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (100e9, 100e9))
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
     monkeypatch.setattr(torch.cuda, "ipc_collect", lambda: called.append("ipc_collect"))

@@ -340,7 +340,7 @@ def with_driver_helpers(cache: str) -> None:
     speed-up: where anything fails, the process builds its own."""
     try:
         for built in Path(driver_helpers()).glob("*/cuda_utils*"):  # not triton's tmp.* folders
-            into = _own_folder(Path(cache) / built.parent.name)
+            into = own_folder(Path(cache) / built.parent.name)
             fd, new = tempfile.mkstemp(dir=into, prefix=f".{built.name}.")
             with os.fdopen(fd, "wb") as copy, open(built, "rb") as original:
                 shutil.copyfileobj(original, copy)
@@ -349,7 +349,7 @@ def with_driver_helpers(cache: str) -> None:
         pass
 
 
-def _own_folder(folder: Path) -> Path:
+def own_folder(folder: Path) -> Path:
     """`folder`, made now if need be (its parents too), as a folder of this user's: whatever
     else stands at its path (another user's folder, a link planted by a process that can write
     its parent) is removed first."""
@@ -374,7 +374,7 @@ def kernels_cache(purpose: str, module_text: str) -> str:
     no other file's kernels, nor another purpose's."""
     digest = hashlib.sha256(module_text.encode()).hexdigest()[:32]
     # one not this user's to write (made inside a namespace) is made again
-    return str(_own_folder(Path(judge_cache()) / f"drills-{purpose}" / digest))
+    return str(own_folder(Path(judge_cache()) / f"drills-{purpose}" / digest))
 
 
 def stop_at_llvm_ir() -> None:

@@ -7,13 +7,14 @@ import random
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import torch
 
-from drills import catalog, runtime, spec
+from drills import runtime, spec
 from drills.failures import Kind
-from drills.judge import remote
+from drills.judge import gpu_compile, remote
 
 
 def checks_of(declared: spec.Spec):
@@ -130,11 +131,12 @@ def small_integers(*size: int, generator: torch.Generator, device: str) -> torch
 
 
 def _lock_file(name: str) -> int:
-    """A lock the parallel suites of one grade share, in the checkout's .drills/, made by the
-    judge's user for itself alone: never a path in a shared folder, where another user could
-    have left a link or a file of their own."""
-    folder = catalog.ROOT / ".drills"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    """A lock that the drills graded at once on this machine share (a grade's parallel suites,
+    and other grades of this user's), in a folder of this user's alone in the judge's triton
+    cache, which the grader checked it can write before grading: never a path in a shared
+    folder, where another user could have left a link or a file of their own, and not the
+    checkout, which may be read-only."""
+    folder = gpu_compile.own_folder(Path(gpu_compile.judge_cache()) / "drills-locks")
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     return os.open(folder / name, flags, 0o600)
 
