@@ -256,3 +256,33 @@ def test_a_big_gpu_case_gives_the_shared_buffers_memory_back_when_it_ends(monkey
         pass
     assert remote._pools == {}
     assert called == ["ipc_collect", "empty_cache"]
+
+
+def test_a_folder_of_the_judges_made_by_another_judge_meanwhile_is_taken_as_it_is(
+    monkeypatch, tmp_path
+):
+    """Judges of drills graded at once make their folders in the triton cache at once (the GPU
+    memory lock's, drills-locks): one that another made between this one's look and its own
+    making is this user's, and no error."""
+    import os
+
+    from drills.judge import gpu_compile
+
+    folder = tmp_path / "drills-locks"
+    lstat = os.lstat
+    looks = []
+
+    def made_meanwhile(path):
+        if not looks:  # the first look finds nothing, then the other judge makes it
+            looks.append(path)
+            folder.mkdir(mode=0o700)
+            raise FileNotFoundError(path)
+        return lstat(path)
+
+    monkeypatch.setattr(os, "lstat", made_meanwhile)
+    assert gpu_compile.own_folder(folder) == folder and folder.is_dir()
+    # and one that is not a folder of this user's is made again
+    monkeypatch.setattr(os, "lstat", lstat)
+    folder.rmdir()
+    folder.symlink_to(tmp_path)
+    assert gpu_compile.own_folder(folder) == folder and not folder.is_symlink()

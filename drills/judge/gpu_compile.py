@@ -352,19 +352,23 @@ def with_driver_helpers(cache: str) -> None:
 def own_folder(folder: Path) -> Path:
     """`folder`, made now if need be (its parents too), as a folder of this user's: whatever
     else stands at its path (another user's folder, a link planted by a process that can write
-    its parent) is removed first."""
+    its parent) is removed first. Judges started at once may each make it: one does."""
+
+    def ours(found: os.stat_result) -> bool:
+        return stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid()
+
     try:
         found = os.lstat(folder)
     except FileNotFoundError:
         found = None
-    if found is not None and not (stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid()):
+    if found is not None and not ours(found):
         if stat.S_ISDIR(found.st_mode):
             shutil.rmtree(folder)
         else:
             os.unlink(folder)
-        found = None
-    if found is None:
-        os.makedirs(folder, mode=0o700)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not ours(os.lstat(folder)):  # planted again between the removal and the making
+        raise PermissionError(f"{folder} is not a folder of this user's")
     return folder
 
 
