@@ -35,6 +35,10 @@ _KNOWN_ERRORS = {
     r"num_warps must be a power of 2": "A GPU takes num_warps as a power of two from 1 to 32 "
     "(32 threads each, 1024 at most in one program): choose it from the block size, and cap "
     "it (4, 8 or 16 warps).",
+    r"exceeds triton maximum tensor numel": "A block holds at most 2^20 (1048576) elements, "
+    "on a GPU and on the interpreter alike: keep BLOCK_SIZE fixed (1024, say) and launch more "
+    "programs, cdiv(n, BLOCK_SIZE) of them, or loop over the rest of the data inside each "
+    "program.",
     r"arange's range must be a power of 2": "Block sizes must be powers of two: round up "
     "with triton.next_power_of_2 and mask the extra lanes.",
     r"\[Errno 1\] Operation not permitted": "Your file runs in a runner that cannot start "

@@ -162,7 +162,22 @@ def test_adds_twice(impl):
 
 @check("tail")
 @pytest.mark.parametrize(
-    "n", [1000, 1025, 4097, 98_431, drawn((129, 100_000), near=BLOCKS, offsets=(-1, 1, 3)), *LARGE]
+    "n",
+    [
+        1000,
+        1025,
+        4097,
+        98_431,
+        # multiples of 256 and of 512 that no block of 512 or 1024 divides: a path without masks
+        # taken when n divides by a smaller number than the block still leaves a partial block
+        4352,
+        4608,
+        # past 2^20, the most elements one block may have (triton's limit): one program with a
+        # block of next_power_of_2(n) is refused here, as on a GPU
+        2**20 + 1,
+        drawn((129, 100_000), near=BLOCKS, offsets=(-1, 1, 3)),
+        *LARGE,
+    ],
 )
 def test_masks_the_tail(impl, n):
     run_case(make_case(impl, sides(n, seed=1), seed=1))

@@ -336,6 +336,9 @@ def test_softmax_twice(impl):
         # padding with a finite number (-1e4, fp16's -65504) instead of -inf: it wins the max of
         # a row below it
         pytest.param((5, 300), -1e5, id="5x300-shift-1e5"),
+        # and -1e30, "minus infinity" to some: rows at -1e36 (randn vanishes beside it, so each
+        # row is uniform) are below that too
+        pytest.param((5, 300), -1e36, id="5x300-shift-1e36"),
         pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, id="drawn"),
         pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
     ],
@@ -412,7 +415,14 @@ def test_same_shape_other_strides(impl):
 
 @check("rows")
 @pytest.mark.parametrize(
-    "shape", [*shapes((37, 64), (63, 100), (1, 300), (2, 256)), drawn((1, 70), (16, 300))]
+    "shape",
+    [
+        *shapes((37, 64), (63, 100), (1, 300), (2, 256)),
+        drawn((1, 70), (16, 300)),
+        # more rows than a grid capped at 65535 programs (the limit of axes 1 and 2, not of 0)
+        # launches at one row a program
+        gpu((70_000, 8)),
+    ],
 )
 def test_every_row(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=5), seed=5))
@@ -447,6 +457,8 @@ def test_dtypes(impl, dtype, scale):
     [
         pytest.param((2, 5000), False, 0.0, id="2x5000"),
         pytest.param((3, 4097), False, 0.0, id="3x4097"),
+        # past a block capped at 16K or 32K columns without a loop over the rest of the row
+        pytest.param((2, 40000), False, 0.0, id="2x40000"),
         # a kernel that walks the row in blocks meets a larger max in every block
         pytest.param((2, 9000), True, 0.0, id="2x9000-max-late"),
         pytest.param(

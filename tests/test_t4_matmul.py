@@ -900,12 +900,29 @@ GELU_HINTS = dataclasses.replace(
 )
 
 
-def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1) -> Case:
-    """gelu(a @ b + bias); bias_step 2 makes bias every other value of a longer tensor."""
-    case = make_case(impl, M, N, K, seed=seed, b_t=b_t, hints=GELU_HINTS)
+# GELU's exact form, or its tanh form (within 5e-4 of it), rounded to fp16: a product of small
+# integers is exact, so only the epilogue's own error is left to see
+GELU_EXACT = Tolerance(1e-3, 1e-3)
+
+
+def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1, integers=False) -> Case:
+    """gelu(a @ b + bias); bias_step 2 makes bias every other value of a longer tensor;
+    integers makes a @ b exact, and bias centres each column of it on 0, where GELU bends."""
+    case = make_case(impl, M, N, K, seed=seed, b_t=b_t, integers=integers, hints=GELU_HINTS)
     gen = generator(seed + 1)
     bias = torch.randn(N, generator=gen, device=device()).half()
     a, b = (g.tensor.double() for g in case.inputs.values())
+    if integers:
+        bias = (bias.double() / 2 - (a @ b).mean(dim=0)).half()
+        case.tol = GELU_EXACT
+        # the product is exact, so values near the right ones are the epilogue's, not rounding
+        exact_gelu = (
+            "GELU is 0.5 * x * (1 + erf(x / sqrt(2))), to fp16's rounding here (its tanh "
+            "form, 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))), is within 5e-4 of "
+            "it; x * sigmoid(1.702 * x) is up to 0.02 off): compute it in fp32 after adding "
+            "bias[offs_bn], then convert to fp16."
+        )
+        case.hints = dataclasses.replace(case.hints, values=exact_gelu, near=exact_gelu)
     expected = torch.nn.functional.gelu(a @ b + bias.double())
     if bias_step > 1:
         strided = (
@@ -935,6 +952,9 @@ def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1) -> Case:
         # a bias that is every other value of a longer tensor: read through its stride, or
         # made contiguous first
         pytest.param((100, 70, 48), {"bias_step": 2}, id="bias+GELU-100x70x48-bias[::2]"),
+        # an exact product, so that an approximation of GELU shows, not hidden in a matmul's
+        # tolerance
+        pytest.param((64, 48, 16), {"integers": True}, id="bias+GELU-64x48x16-integers"),
         # K in several steps of every config that runs (on a GPU, steps of up to 256): an
         # epilogue inside the K loop shows
         pytest.param(
