@@ -793,6 +793,20 @@ def test_k_tail(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=4), seed=4, hints=K_HINTS))
 
 
+# K in several steps and a tail of every config, as a GPU would run each (steps of up to 256
+# there): a remainder worked out with one config's block size shows in the others
+K_STEPS_SHAPE = (192, 160, 544) if runtime.current().is_gpu else (40, 24, 100)
+
+
+@check("k_tail")
+def test_k_tail_in_every_config(impl):
+    kernel = autotuned_kernel_among(impl, kernels_launched(make_case(impl, *GRID_SHAPES[0])))
+    if kernel is None or not impl.autotuned(kernel):
+        return  # test_k_tail runs its one config; not autotuning costs a check of its own
+    cases = config_cases(impl, kernel, K_STEPS_SHAPE, 4, autotune_configs(impl, kernel))
+    run_each_config([dataclasses.replace(c, hints=K_HINTS) for c in cases])
+
+
 @check("edges")
 # 108 x 72 x 48: N, K and every row stride are multiples of 8, M is not (and 104, the multiple
 # of 8 below it, is no tile's first row)
