@@ -166,11 +166,24 @@ def autotuner_of(value):
     return value if isinstance(value, Autotuner) else None
 
 
+def module_values(module) -> list:
+    """The module's top-level values, and the values one level inside its classes, dicts and
+    namespaces: where a file keeps its kernels (Kernels.matmul, KERNELS["matmul"])."""
+    values = list(vars(module).values())
+    for value in list(values):
+        if isinstance(value, dict):
+            values += list(value.values())
+        elif isinstance(value, (type, types.SimpleNamespace)):
+            values += list(vars(value).values())
+    return values
+
+
 def autotuners(module) -> dict:
     """The module's autotuned kernels by the name of the function under them (the name a launch
-    records), whatever names the module gives them (an alias, matmul_kernel = kernel_fma)."""
+    records), whatever names the module gives them (an alias, matmul_kernel = kernel_fma; a
+    class attribute)."""
     found = {}
-    for value in list(vars(module).values()):
+    for value in module_values(module):
         autotuner = autotuner_of(value)
         if autotuner is not None:
             found.setdefault(autotuner.base_fn.__name__, autotuner)
@@ -185,7 +198,7 @@ class PrunedAway(Exception):
 def forget_timings(module) -> None:
     """Every autotuned kernel of the module as before its first call, so that the next call
     times its configs again, whatever shapes earlier cases called it with."""
-    for value in list(vars(module).values()):
+    for value in module_values(module):
         autotuner = autotuner_of(value)
         if autotuner is not None:
             autotuner.cache.clear()

@@ -90,6 +90,25 @@ def test_a_kernel_without_autotune_has_no_configs_to_read():
     assert autotune_configs(tree, "k") is None
 
 
+JIT_ONLY = "\n@triton.jit\ndef k(x, n, B: tl.constexpr):\n    pass\n\n@triton.jit\ndef other(x):\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "K = triton.autotune(configs=[triton.Config({'B': 32})], key=['n'])(k)",
+        "K = triton.autotune([triton.Config({'B': 32})], ['n'])(triton.heuristics({})(k))",
+        "class Kernels:\n    k = triton.autotune(configs=[triton.Config({'B': 32})], key=['n'])(k)",
+    ],
+)
+def test_an_autotune_called_on_the_kernel_after_it_is_defined_is_read(call):
+    tree = ast.parse(HEADER + JIT_ONLY + call + "\n")
+    source = LearnerSource("t4_matmul.py", ast.unparse(tree), tree)
+    assert source.autotuned("k") and not source.autotuned("other")
+    assert [c.kwargs for c in autotune_configs(tree, "k")] == [{"B": 32}]
+    assert autotune_configs(tree, "other") is None
+
+
 def test_the_environment_read_is_the_judges(monkeypatch):
     body = "CONFIGS = [triton.Config({'B': int(os.getenv('DRILLS_TEST_BLOCK', '16'))})]"
     monkeypatch.setenv("DRILLS_TEST_BLOCK", "64")

@@ -52,8 +52,10 @@ HINTS = Hints(
     outside_read="Load with the same mask as the store, padding with other=-float('inf').",
     unwritten="Launch a program for every row (rounding up if a program takes several), and "
     "make the block cover the whole row: BLOCK_SIZE = triton.next_power_of_2(n_cols).",
-    nan="NaN means an exp overflowed (subtract the row max first) or padding was read "
-    "(the canary between rows is NaN: check the mask and the row stride).",
+    nan="NaN means an exp overflowed (subtract the row max first), every exp of a row "
+    "underflowed to 0 and 0 / 0 followed (a max that starts above the row's values: start a "
+    "running max at -inf, not 0), or padding was read (the canary between rows is NaN: check "
+    "the mask and the row stride).",
     values="softmax(x)_i = exp(x_i - max(x)) / sum_j exp(x_j - max(x)), with the max and the "
     "sum taken over one whole row and nothing else.",
 )
@@ -207,10 +209,11 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                 )
             if left(in_fp32(x, row_max.clamp(min=0))):
                 return (
-                    f"the max was taken over the {lanes} masked lanes past n_cols, loaded as 0: "
-                    "a row of numbers far below 0 then has 0 as its max, every exp() "
-                    "underflows, and 0 / 0 is NaN. Load them as -inf: tl.load(..., "
-                    "other=-float('inf')), so that they never win the max."
+                    "a row of numbers far below 0 had 0 as its max, so every exp() underflowed "
+                    f"and 0 / 0 is NaN: the max was taken over the {lanes} masked lanes past "
+                    "n_cols, loaded as 0, or a running max started at 0. Load masked lanes as "
+                    "-inf, tl.load(..., other=-float('inf')), and start a running max at -inf, "
+                    "so that only the row's own values make its max."
                 )
         if isinstance(block, int) and 0 < block < n_cols and left(unrescaled_online(x, block)):
             return (

@@ -21,7 +21,11 @@ from drills.judge.host_reading import HostCheck
 from drills.judge.kernel_module import KernelModule
 from drills.judge.names import AUTOTUNE_DECORATORS, name_chain
 from drills.judge.reading import Finding, SourceText, is_main_block
-from drills.judge.source_configs import autotune_argument, autotune_configs
+from drills.judge.source_configs import (
+    autotune_argument,
+    autotune_call_wrapping,
+    autotune_configs,
+)
 from drills.judge.syntax import parse
 
 
@@ -42,13 +46,24 @@ class LearnerSource(SourceText):
         self._kernel_module: tuple[str, list[Finding]] | None = None
 
     def autotuned(self, name: str) -> bool:
-        """Whether the last top-level @triton.jit function `name` is under @triton.autotune."""
-        kernels = [s for s in self.tree.body if self.is_jit(s) and s.name == name]
-        return bool(kernels) and any(
-            ".".join(path) in AUTOTUNE_DECORATORS
-            for d in kernels[-1].decorator_list
-            for path in self.resolve(d.func if isinstance(d, ast.Call) else d)
+        """Whether the last top-level @triton.jit function `name` is under @triton.autotune, as
+        its decorator or as a call after it that wraps it (X = triton.autotune(...)(name))."""
+        kernels = [
+            (i, s) for i, s in enumerate(self.tree.body) if self.is_jit(s) and s.name == name
+        ]
+        if not kernels:
+            return False
+        index, kernel = kernels[-1]
+        return any(
+            self.names_autotune(d.func if isinstance(d, ast.Call) else d)
+            for d in kernel.decorator_list
+        ) or any(
+            autotune_call_wrapping(stmt, name, self.names_autotune)
+            for stmt in self.tree.body[index + 1 :]
         )
+
+    def names_autotune(self, node: ast.expr) -> bool:
+        return any(".".join(path) in AUTOTUNE_DECORATORS for path in self.resolve(node))
 
     def autotune_configs(self, name: str, on_a_gpu: bool = False) -> list | None:
         """The triton.Config list of `name`'s @triton.autotune, as the judge reads it from the

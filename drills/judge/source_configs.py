@@ -16,7 +16,7 @@ import ast
 import builtins
 import itertools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import triton
 
@@ -113,8 +113,10 @@ def autotune_configs(
 def autotune_argument(
     tree: ast.Module, kernel: str, argument: str, environ: Mapping[str, str] = os.environ
 ):
-    """One argument of the @triton.autotune over the last top-level `kernel` ("configs",
-    "key"), as the module computes it in `environ`, or None when it cannot be read."""
+    """One argument of the autotune over the last top-level `kernel` ("configs", "key"), as
+    the module computes it in `environ`, or None when it cannot be read. The autotune is the
+    kernel's decorator, or a call after it that wraps it (X = triton.autotune(...)(kernel), in
+    a class body too)."""
     defs = [
         (i, s)
         for i, s in enumerate(tree.body)
@@ -127,16 +129,52 @@ def autotune_argument(
     try:
         for stmt in tree.body[:index]:
             reader.statement(stmt, reader.globals)
-        for decorator in fn.decorator_list:
-            if isinstance(decorator, ast.Call) and reader.names_autotune(decorator.func):
-                given = next((k.value for k in decorator.keywords if k.arg == argument), None)
-                position = AUTOTUNE_POSITIONS[argument]
-                if given is None and len(decorator.args) > position:
-                    given = decorator.args[position]
-                return None if given is None else reader.expression(given, reader.globals)
+        call = next(
+            (
+                d
+                for d in fn.decorator_list
+                if isinstance(d, ast.Call) and reader.names_autotune(d.func)
+            ),
+            None,
+        )
+        for stmt in tree.body[index + 1 :]:
+            if call is not None:
+                break
+            call = autotune_call_wrapping(stmt, kernel, reader.names_autotune)
+            reader.statement(stmt, reader.globals)
+        if call is None:
+            return None
+        given = next((k.value for k in call.keywords if k.arg == argument), None)
+        position = AUTOTUNE_POSITIONS[argument]
+        if given is None and len(call.args) > position:
+            given = call.args[position]
+        return None if given is None else reader.expression(given, reader.globals)
     except (Unreadable, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
         return None
+
+
+def autotune_call_wrapping(
+    stmt: ast.stmt, kernel: str, names_autotune: Callable[[ast.expr], bool]
+) -> ast.Call | None:
+    """The `triton.autotune(...)` call in `stmt` whose result is applied to `kernel`, directly
+    or through other wrappers (triton.autotune(...)(triton.heuristics(...)(kernel))), or None."""
+    for node in ast.walk(stmt):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Call)
+            and names_autotune(node.func.func)
+            and node.args
+            and wraps(node.args[0], kernel)
+        ):
+            return node.func
     return None
+
+
+def wraps(node: ast.expr, kernel: str) -> bool:
+    """Whether `node` is `kernel`, or a call that wraps it: f(kernel), g(...)(kernel)."""
+    while isinstance(node, ast.Call) and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Name) and node.id == kernel
 
 
 # where triton.autotune(configs, key, ...) takes each argument given without its name
