@@ -793,6 +793,22 @@ def test_k_tail(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=4), seed=4, hints=K_HINTS))
 
 
+@check("k_tail")
+def test_k_tail_after_another_k(impl):
+    """The same M and N with a K that every block divides, then with a tail: an autotune key
+    without K keeps the config chosen the first time, one whose pruning may have dropped the
+    K mask (EVEN_K in the configs)."""
+    run_case(make_case(impl, 40, 24, 256, seed=4, hints=K_HINTS))
+    cached = (
+        "M and N were the same in the call before, with K = 256: a config chosen for that K "
+        "(one without the K mask, kept by prune_configs_by for a K its block divides) was "
+        "used again for this one. autotune keeps its choice per value of the key: key=['M', "
+        "'N', 'K'] chooses again for another K."
+    )
+    hints = dataclasses.replace(K_HINTS, outside_read=cached, values=cached, nan=cached)
+    run_case(make_case(impl, 40, 24, 45, seed=4, hints=hints))
+
+
 # K in several steps and a tail of every config, as a GPU would run each (steps of up to 256
 # there): a remainder worked out with one config's block size shows in the others
 K_STEPS_SHAPE = (192, 160, 544) if runtime.current().is_gpu else (40, 24, 100)
