@@ -26,6 +26,7 @@ from drills.judge.testing import (
     needs_bf16,
     needs_gpu,
     run_case,
+    run_in_every_autotune_config,
     run_twice,
     sides,
 )
@@ -181,6 +182,13 @@ def test_adds_twice(impl):
 )
 def test_masks_the_tail(impl, n):
     run_case(make_case(impl, sides(n, seed=1), seed=1))
+
+
+@check("tail")
+def test_masks_the_tail_in_every_autotune_config(impl):
+    # a kernel autotuned over BLOCK_SIZE may run with any of its configs: the grid must be a
+    # function of the one it got, lambda META: (triton.cdiv(n, META["BLOCK_SIZE"]),)
+    run_in_every_autotune_config(make_case(impl, 4097, seed=1))
 
 
 @check("tiny")

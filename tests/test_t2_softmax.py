@@ -30,6 +30,7 @@ from drills.judge.testing import (
     needs_bf16,
     needs_gpu,
     run_case,
+    run_in_every_autotune_config,
     run_twice,
     sides,
 )
@@ -429,6 +430,14 @@ def test_same_shape_other_strides(impl):
 )
 def test_every_row(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=5), seed=5))
+
+
+@check("rows")
+def test_every_row_in_every_autotune_config(impl):
+    # a kernel autotuned over its block or its rows per program may run with any config: the
+    # grid must be a function of the one it got, lambda META: (triton.cdiv(n_rows,
+    # META["ROWS_PER_PROGRAM"]),)
+    run_in_every_autotune_config(make_case(impl, 37, 781, seed=5))
 
 
 @check("narrow")

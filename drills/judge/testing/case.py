@@ -590,6 +590,27 @@ def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
     return case.out.like_tensor(writers)
 
 
+def run_in_every_autotune_config(case: Case) -> None:
+    """The case in each config of every autotuned kernel its call launches, forced in turn:
+    autotune may keep any of them (on a GPU, timing decides), so the grid and the masks must
+    follow the config a launch got, not the first. Each runs twice: a first call of a shape
+    times every config into the output, which the last of them may leave right; the second
+    runs the config kept, alone. Nothing runs where the call launches no autotuned kernel; a
+    config the kernel's own pruning removes is skipped, as autotune skips it."""
+    code, entry = case.fn.code, case.fn.__name__
+    for kernel in dict.fromkeys(kernels_launched(case)):
+        for index, config in enumerate(code.configs(kernel, entry)):
+            forced = dataclasses.replace(
+                case,
+                name=f"{case.name}, {config.replace(': ', '=')}",
+                config={"kernel": kernel, "index": index},
+            )
+            try:
+                run_twice(forced)
+            except ConfigPruned:
+                continue
+
+
 def run_twice(case: Case) -> None:
     """Call the learner's function twice in a row on the same inputs, the second time into a
     fresh output laid out like the first: both results must be right. What the first call
@@ -607,6 +628,8 @@ def run_twice(case: Case) -> None:
         dataclasses.replace(watched, returned=watched.again, writers=None),
         before,
     )
+    if found and case.config is not None and not case.benchmarked:
+        fail(found.kind, f"{found.message}\n{CONFIG_ALONE_ADVICE}", case.name, found.tiles)
     if found:
         fail(
             Kind.SECOND_CALL,
@@ -621,6 +644,12 @@ KEPT_ADVICE = (
     "\nThe call used a tensor it did not make (a tensor kept between calls, or one made "
     "outside torch): the judge cannot know what it held, and starts it as NaN, like new "
     "memory. Zero or rewrite such a tensor in every call, before a kernel reads it."
+)
+CONFIG_ALONE_ADVICE = (
+    "This config ran alone in the second of two calls: autotune may keep any of a kernel's "
+    "configs (on a GPU, timing decides), and the first call of a shape also ran the others into "
+    "the output. The grid and the masks must follow the config a launch gets: grid = lambda "
+    "META: (triton.cdiv(n, META['BLOCK_SIZE']),), and no block size fixed in host code."
 )
 SECOND_CALL_ADVICE = (
     "Something the first call left behind changed the second: a tensor kept between calls (a "
