@@ -30,6 +30,7 @@ from drills.judge.testing import (
     matmul_tile,
     needs_gpu,
     run_case,
+    run_in_every_autotune_config,
     run_twice,
     sides,
     small_integers,
@@ -225,6 +226,13 @@ def test_row_strides(impl, shape):
 )
 def test_grid_covers_c(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=6), seed=6))
+
+
+@check("grid")
+def test_grid_covers_c_in_every_autotune_config(impl):
+    # T3 asks for no autotune, but a kernel that has one may run with any of its configs: the
+    # grid must be a function of the one it got, as T4 teaches
+    run_in_every_autotune_config(make_case(impl, 129, 129, 48, seed=6))
 
 
 @check("acc_once")
