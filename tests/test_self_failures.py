@@ -155,6 +155,30 @@ def _fork_taking_turns(name, steps, log):
     return p
 
 
+def _held(path) -> bool:
+    """Whether another process holds a flock on the file at `path`."""
+    import fcntl
+    import os
+
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # and with it the lock this probe may have taken
+    return False
+
+
+def _comes_to_be(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 @pytest.fixture
 def locks_opened_here(monkeypatch, tmp_path):
     """The lock files in a triton cache of the test's, opened by this process before it forks
@@ -166,6 +190,7 @@ def locks_opened_here(monkeypatch, tmp_path):
     with suite.gpu_case():
         pass
     assert (tmp_path / "drills-locks").is_dir()
+    return tmp_path
 
 
 def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
@@ -183,7 +208,9 @@ def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
     assert log.get(timeout=10) == "under way case"
     big = _fork_taking_turns("big", {"big": True}, log)
     assert log.get(timeout=10) == "big case"
-    time.sleep(0.5)  # the big case reaches the turnstile before the later one
+    # the later case starts once the big one holds the turnstile, waiting for the lock alone
+    turnstile = locks_opened_here / "drills-locks" / "big-gpu-memory.turnstile"
+    assert _comes_to_be(lambda: _held(turnstile)), "the big case never reached the turnstile"
     later = _fork_taking_turns("later", {}, log)
     with pytest.raises(queue.Empty):  # both wait on the case under way
         log.get(timeout=1)
