@@ -129,7 +129,8 @@ def tiles_not_one_each(launch, unwritten: torch.Tensor) -> str:
         "got none: some programs computed a tile outside c, or one another program computed "
         "too, so pids do not map to tiles one to one. Most often it is the last group: it can "
         "have fewer rows than GROUP_SIZE_M, so its height is min(num_pid_m - first_pid_m, "
-        "GROUP_SIZE_M)."
+        "GROUP_SIZE_M). Or the size of a group: GROUP_SIZE_M rows of tiles, each num_pid_n "
+        "wide, so num_pid_in_group = GROUP_SIZE_M * num_pid_n."
     )
 
 
@@ -432,7 +433,9 @@ def grouping_problem(tiles, num_pid_m: int, num_pid_n: int, group: int) -> str |
                 "them when the grid is short): its height is min(num_pid_m - first_pid_m, "
                 "GROUP_SIZE_M)."
                 if m >= num_pid_m
-                else ""
+                else " pid_n = (pid % num_pid_in_group) // group_size_m stays below num_pid_n "
+                "only where a group holds GROUP_SIZE_M rows of num_pid_n tiles, num_pid_in_group "
+                "= GROUP_SIZE_M * num_pid_n, and group_size_m is its own height."
             )
             return f"{grid}: pid {pid} maps to tile ({m}, {n}), outside the grid of tiles.{clip}"
     missing = sorted({(m, n) for m in range(num_pid_m) for n in range(num_pid_n)} - set(tiles))
