@@ -57,6 +57,7 @@ DRILLS = [
     Drill("t2", "t2_softmax", "Row-wise softmax", "reductions, -inf padding, fusion"),
     Drill("t3", "t3_matmul", "Tiled matmul", "a 2-D grid of tiles, the K loop, fp32 acc"),
     Drill("t4", "t4_matmul", "Grouped matmul", "grouped order, strides, autotune, epilogue"),
+    Drill("t5", "t5_online_softmax", "Online softmax", "long rows, a running max, a combine"),
 ]
 
 

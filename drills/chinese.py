@@ -162,6 +162,12 @@ WORDS = {
         "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成以 `META` "
         "为参数的函数：`lambda META: (...)`，块大小从 `META` 里取。",
     ),
+    Kind.NOT_SPLIT: Words(
+        "没有把一行分给多个 Program",
+        "调用给了 `parts`，就要让每一行由 `parts` 个 Program 分担：Grid 写成 "
+        "`(n_rows, parts)`，每个 Program 把自己那一段归约成一对（最大值，和），"
+        "再由第二个 Kernel 合并同一行的各对。",
+    ),
     Kind.NOT_COMPILED: Words(
         "不能为 GPU 编译",
         "CPU 解释器把 Kernel 当 Python 执行，能跑；GPU 编译器却拒绝了它。英文说明给出了"

@@ -89,3 +89,15 @@ def explain(message: str) -> str:
         if re.search(pattern, message):
             return meaning
     return ""
+
+
+def compile_error_text(e: BaseException) -> str:
+    """A compile error's words, down to its reason: triton's CompilationError at a kernel names
+    only the line that calls a helper, and raises it from the helper's own CompilationError,
+    which names the line and the reason (a global it cannot read, a type it refuses)."""
+    parts = [str(e).strip()]
+    cause = e.__cause__
+    while type(cause).__name__ == "CompilationError" and len(parts) < 8:
+        parts.append(str(cause).strip())
+        cause = cause.__cause__
+    return "\n".join(parts)

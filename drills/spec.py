@@ -148,6 +148,33 @@ SPECS = {
         # a layer's weight at a few rows (decoding tokens) and at a square
         + tuple({"mnk": mnk, "b_t": True} for mnk in [(16, 4096, 4096), (4096, 4096, 4096)]),
     ),
+    "t5_online_softmax": Spec(
+        checks=(
+            Check("softmax", "computes a row-wise softmax", 5),
+            Check("long", "walks rows longer than any block (past 2^20 columns)", 10),
+            Check("rescale", "rescales the running sum when the max grows", 15),
+            Check("late_max", "takes the last block into the max (the largest value last)", 10),
+            Check("padding", "pads with -inf and starts the max at -inf (rows far below 0)", 10),
+            Check(
+                "dtypes", "keeps the input dtype, with fp32 statistics (fp16; bf16 on a GPU)", 10
+            ),
+            Check("strides", "follows the row strides of x and out", 10),
+            Check("combine", "splits a row across parts programs and combines their pairs", 15),
+            Check("inside", "stays inside its tensors (no stray loads or stores)", 5),
+            Check(
+                "launches",
+                "launches its Triton kernels (no torch softmax) and allocates its result",
+                5,
+            ),
+            Check("compiles", "compiles for a GPU (sm_90)", 5),
+            Check("int64", "indexes past 2^31 elements (int64 offsets)", 0),
+        ),
+        bench_shapes=tuple(
+            {"rows": m, "cols": n, "dtype": dtype}
+            for dtype in ("fp32", "fp16")
+            for m, n in [(1024, 65536), (512, 131072), (256, 262144), (8, 2**21)]
+        ),
+    ),
 }
 
 

@@ -83,15 +83,18 @@ class Recorder:
         return lambda *args, **kwargs: self.calls.append((args, kwargs))
 
 
-def recorded(module, name: str, host) -> list[tuple]:
-    """(kernel, args, kwargs) of each launch of module.<name> that host(module) makes."""
-    recorder = Recorder(getattr(module, name))
-    setattr(module, name, recorder)
+def recorded(module, name: str, host, *others: str) -> list[tuple]:
+    """(kernel, args, kwargs) of each launch of module.<name> that host(module) makes; the
+    kernels named in `others`, launched by the same host code, are recorded after it."""
+    recorders = {n: Recorder(getattr(module, n)) for n in (name, *others)}
+    for n, recorder in recorders.items():
+        setattr(module, n, recorder)
     try:
         host(module)
     finally:
-        setattr(module, name, recorder.kernel)
-    return [(recorder.kernel, args, kwargs) for args, kwargs in recorder.calls]
+        for n, recorder in recorders.items():
+            setattr(module, n, recorder.kernel)
+    return [(r.kernel, args, kwargs) for r in recorders.values() for args, kwargs in r.calls]
 
 
 def meta(*shape, dtype=torch.float16) -> torch.Tensor:
@@ -164,6 +167,17 @@ def t4_split_k_launches(ref) -> list[tuple]:
     return recorded(ref, "matmul_split_k_kernel", host)
 
 
+def t5_launches(ref) -> list[tuple]:
+    """Both kernels, at the row lengths of T5's benchmark, in each dtype's block."""
+
+    def host(m):
+        for dtype in (torch.float32, torch.float16):
+            for n_rows, n_cols in [(1024, 65536), (8, 2**21)]:
+                m.softmax(meta(n_rows, n_cols, dtype=dtype))
+
+    return recorded(ref, "part_stats_kernel", host, "normalize_kernel")
+
+
 def load_fresh(path: Path, name: str):
     """The module at path, imported anew under its own name (the interpreter is off here)."""
     spec = importlib.util.spec_from_file_location(name, path)
@@ -187,6 +201,7 @@ def launch_groups() -> dict[str, list[tuple]]:
             load_fresh(catalog.ROOT / "solutions" / "t2_softmax_split.py", "resources_t2_split")
         ),
         "t3": t3_launches(ref["t3"]),
+        "t5": t5_launches(ref["t5"]),
         "t4": [t4],
         # the stub's kernel is the learner's to write: the stub's configs are compiled with the
         # reference's kernel, whose needs the learner's will share
@@ -452,7 +467,7 @@ def too_big(results: list[dict], target: str) -> list[str]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("drill", ["t1", "t2", "t2-split", "t3"])
+@pytest.mark.parametrize("drill", ["t1", "t2", "t2-split", "t3", "t5"])
 def test_every_reference_launch_fits(compiler, drill, target):
     # a launch with fixed constants has no other config to fall back on
     big = too_big(compiled(compiler, drill, target), target)

@@ -29,6 +29,7 @@ SOLUTIONS = [drill.source("solutions") for drill in catalog.DRILLS]
 STUBS = sorted((ROOT / "drills" / "stubs").glob("t*.py"))
 POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 ENTRIES = {"t1_add": "add", "t2_softmax": "softmax", "t3_matmul": "matmul", "t4_matmul": "matmul"}
+ENTRIES["t5_online_softmax"] = "softmax"
 
 
 def shown(path: Path) -> str:
@@ -185,6 +186,13 @@ COMPILED = {
         | {"stride_bn": "i32", "stride_cm": "i32", "stride_cn": "i32"},
         {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}
         | {"ALIGN": 8},
+    ),
+    # the second kernel: the combine and the writes (the first is its loop without them)
+    "t5_online_softmax": (
+        "normalize_kernel",
+        {"x_ptr": "*fp32", "out_ptr": "*fp32", "max_ptr": "*fp32", "sum_ptr": "*fp32"}
+        | {"n_cols": "i32", "stride_x_row": "i32", "stride_out_row": "i32", "part_cols": "i32"},
+        {"PARTS": 3, "PARTS_BLOCK": 4, "BLOCK_SIZE": 4096},
     ),
 }
 

@@ -38,6 +38,7 @@ import triton
 import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
+from drills.errors import compile_error_text
 from drills.judge import libdevice
 from drills.judge.gpu_compile import LoadedKernels, constexpr_value
 from drills.judge.past_end import PastTheEnd
@@ -773,7 +774,7 @@ class Executor:
         cause = e.__cause__ if wrapped else e
         return {
             "type": type(cause).__name__,
-            "message": str(cause)[:4000],
+            "message": compile_error_text(cause)[:4000],
             "refused": isinstance(e, Refused),
             "limit": isinstance(e, BeyondTheGpu),
             "line": where.lineno if where else None,

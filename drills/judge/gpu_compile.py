@@ -42,7 +42,7 @@ import weakref
 from pathlib import Path
 
 from drills import catalog
-from drills.errors import explain
+from drills.errors import compile_error_text, explain
 from drills.judge import forks
 
 SM90 = ("cuda", 90, 32)  # backend, compute capability, warp size
@@ -140,7 +140,7 @@ class LoadedKernels:
         try:
             triton.compile(source, target=GPUTarget(*SM90), options=options)
         except Exception as e:  # noqa: BLE001 - any compiler failure is the learner's to read
-            message = str(e).strip()
+            message = compile_error_text(e)
             return f"{type(e).__name__}: {message}\n{explain(message)}".rstrip()
         return None
 
