@@ -23,6 +23,7 @@ from drills.judge.testing import (
     Guarded,
     Hints,
     Tolerance,
+    Watched,
     big_gpu_memory,
     check_allocates,
     checks_of,
@@ -37,6 +38,7 @@ from drills.judge.testing import (
     run_in_every_autotune_config,
     run_twice,
     sides,
+    writers_by_prefix,
 )
 
 # As in t2: softmax values are at most 1 and often tiny, so the check is relative, and GPU exp
@@ -61,7 +63,9 @@ HINTS = Hints(
     "n_cols), and row r starts at r * stride (a different stride for x and for out).",
     outside_read="Load every block with the mask the store uses, padding with other=-float('inf').",
     unwritten="Walk every block of the part, up to n_cols (range(start, end, BLOCK_SIZE) "
-    "covers a last, partial block), and launch the grid (n_rows, parts): every row, every part.",
+    "covers a last, partial block), launch the grid (n_rows, parts), and let the parts cover "
+    "the row: part_cols is cdiv(n_cols, parts) rounded up to whole blocks (n_cols // parts, "
+    "rounded down first, can leave the row's last columns to no part).",
     nan="NaN means an exp overflowed (subtract the max), every exp of a row underflowed to 0 "
     "and 0 / 0 followed (a running max that starts at 0, or a padding that beat the row's "
     "values: start at -inf and pad with -inf), or exp(-inf - (-inf)) from a max that was "
@@ -74,10 +78,19 @@ PAD_HINTS = dataclasses.replace(
     values="Masked lanes must load -inf and the running max must start at -inf: with 0, a row "
     "far below zero gets 0 as its max, and every exp() underflows.",
 )
-STRIDE_HINTS = dataclasses.replace(
+ROW_STARTS = (
+    "Row r starts at x_ptr + r * stride_x_row, which is not n_cols when x is a slice of a "
+    "wider tensor; the output has its own row stride. Both kernels read x: each needs x's."
+)
+STRIDE_HINTS = dataclasses.replace(HINTS, values=ROW_STARTS, outside_read=ROW_STARTS)
+COMBINE_HINTS = dataclasses.replace(
     HINTS,
-    values="Row r starts at x_ptr + r * stride_x_row, which is not n_cols when x is a slice of "
-    "a wider tensor; the output has its own row stride, in both kernels.",
+    nan="NaN in a row that is split: the combine read pairs that were never stored (a part "
+    "with no columns must still store (-inf, 0)), or read past the row's PARTS pairs (mask "
+    "the padding pairs, parts < PARTS, and load them as -inf and 0), or read another row's "
+    "(row r's pairs start at r * PARTS).",
+    values="The row's max is the largest of its parts' maxes, and its sum adds each part's "
+    "sum times exp(part max - row max); every program of the row uses that one pair.",
 )
 
 
@@ -113,14 +126,21 @@ def owner(launch, idx) -> str:
 
 
 def online_stats(
-    x: torch.Tensor, block: int, *, rescale: bool = True, first_max: float = -math.inf
+    x: torch.Tensor,
+    block: int,
+    *,
+    rescale: bool = True,
+    first_max: float = -math.inf,
+    carry_max: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A part's (max, sum) per row, walked in blocks as a kernel walks it; rescale=False keeps
-    what the sum added under an older, smaller max."""
+    what the sum added under an older, smaller max, and carry_max=False takes each block's
+    max alone as the new one."""
     running_max = torch.full((x.shape[0], 1), first_max, dtype=x.dtype, device=x.device)
     running_sum = torch.zeros_like(running_max)
     for part in x.split(block, dim=1):
-        new_max = torch.maximum(running_max, part.amax(dim=1, keepdim=True))
+        block_max = part.amax(dim=1, keepdim=True)
+        new_max = torch.maximum(running_max, block_max) if carry_max else block_max
         if rescale:
             running_sum = running_sum * torch.exp(running_max - new_max)
         running_sum = running_sum + torch.exp(part - new_max).sum(dim=1, keepdim=True)
@@ -150,6 +170,8 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         row_max, row_sum = combined(pairs_of, rescale=combine_rescale)
         return torch.exp(x - row_max) / row_sum
 
+    right = torch.softmax(x, dim=1)
+
     def diagnose(launch, out: torch.Tensor) -> str:
         block, part_cols = layout(launch, n_cols)
         if not block or not part_cols:
@@ -157,7 +179,9 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         parts = x.split(part_cols, dim=1)
 
         def left(candidate: torch.Tensor) -> bool:
-            return matches(out, candidate, tol)
+            """Whether the mistake that computes `candidate` is what the kernel did: never
+            where this case's values do not tell the mistake from the right result."""
+            return not matches(candidate, right, tol) and matches(out, candidate, tol)
 
         if len(parts) > 1:
             own = torch.cat([torch.softmax(p, dim=1) for p in parts], dim=1)
@@ -178,6 +202,12 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                 f"the running sum over blocks of {block} columns kept what it had added under "
                 "a smaller, earlier max: when the max grows to m_new, multiply the sum by "
                 "exp(m_old - m_new) before adding the new block's terms."
+            )
+        if left(with_stats([online_stats(p, block, carry_max=False) for p in parts])):
+            return (
+                "the max was each block's own, not carried from the blocks before: a block "
+                "below an earlier, larger value then set a smaller max, and its terms overflowed "
+                "the sum. Carry it: new_max = tl.maximum(running_max, tl.max(x, axis=0))."
             )
         if left(with_stats([online_stats(p, block, first_max=0.0) for p in parts])):
             return (
@@ -222,18 +252,20 @@ def make_case(
     shift: float = 0.0,
     ramp: float = 0.0,
     spike: float = 0.0,
+    spike_at: int = -1,
     gap: tuple[int, int] = (0, 0),
     hints: Hints = HINTS,
 ) -> Case:
     """A softmax case on randn * scale + shift. ramp adds 0 to ramp along each row, so that
-    the max grows in every block; spike lifts the row's last element that far above the rest.
+    the max grows in every block; spike lifts one element that far above the rest, the row's
+    last unless spike_at says which.
     gap puts canaries between the rows of the input and of the output (gap[0] and gap[1]
     elements), giving each its own row stride. parts, when given, is passed on."""
     gen = generator(seed)
     x = torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift
     if ramp:
         x += torch.linspace(0, ramp, n_cols, device=device())
-    x[:, -1] += spike
+    x[:, spike_at] += spike
     x = x.to(dtype)
     inputs = {"x": Guarded.holding(x, row_gap=gap[0])}
     out = Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1])
@@ -243,7 +275,7 @@ def make_case(
         + (f" scale={scale:g}" if scale != 1 else "")
         + (f" shift={shift:g}" if shift else "")
         + (f" rising by {ramp:g} along the row" if ramp else "")
-        + (f" the last element +{spike:g}" if spike else "")
+        + (f" element {spike_at % n_cols} +{spike:g}" if spike else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
         inputs=inputs,
@@ -257,7 +289,7 @@ def make_case(
     )
 
 
-def run_split(case: Case, n_rows: int, parts: int) -> None:
+def run_split(case: Case, n_rows: int, parts: int) -> Watched:
     """Run a case that asks for `parts` programs a row: right values, from a launch that
     gave each row that many programs."""
     watched = run_case(case)
@@ -270,6 +302,23 @@ def run_split(case: Case, n_rows: int, parts: int) -> None:
             "its part to a (max, sum) pair that the row's programs then combine.",
             case.name,
         )
+    return watched
+
+
+def programs_on_each_row(case: Case, watched: Watched) -> int | None:
+    """The fewest programs of the last launch that stored into one row of the output: the
+    interpreter notes each store's program; on a GPU, the launch is run again with each axis
+    of its grid cut short in turn (writers_by_prefix). None where that cannot be known."""
+    writers = watched.writers
+    if writers is None:
+        grid = watched.launches[-1].grid
+        writers = torch.zeros(case.out.tensor.shape, dtype=torch.int64)
+        for axis in range(len(grid)):
+            along = writers_by_prefix(case, watched, axis)
+            if along is None:
+                return None
+            writers = writers * grid[axis] + along.long()
+    return min(len(set(row[row >= 0].tolist())) for row in writers.cpu())
 
 
 def gpu(shape: tuple[int, int], why: str = "too large for the CPU"):
@@ -283,7 +332,13 @@ def shapes(*pairs: tuple[int, int]) -> list:
 @check("softmax")
 @pytest.mark.parametrize(
     "shape",
-    [*shapes((4, 1000), (3, 5000), (5, 1)), drawn((1, 6), (16, 12000)), gpu((4096, 4096))],
+    [
+        *shapes((4, 1000), (3, 5000), (5, 1)),
+        drawn((1, 6), (16, 12000)),
+        gpu((4096, 4096)),
+        # more rows than axes 1 and 2 of a grid hold (65535): rows belong on axis 0
+        gpu((70_000, 8)),
+    ],
 )
 def test_softmax_values(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=1), seed=1))
@@ -329,6 +384,14 @@ def test_rescales_the_sum(impl, shape, parts):
     # rows that rise by 60 from their first column to their last: the max grows in every
     # block, by more than exp() forgives
     run_case(make_case(impl, *sides(shape, seed=3), seed=3, parts=parts, ramp=60.0))
+
+
+@check("rescale")
+@pytest.mark.parametrize("parts", [1, 2])
+def test_keeps_an_early_max(impl, parts):
+    # the row's largest value in its first column, 100 above the rest: a max taken over each
+    # block alone, not carried from the blocks before, lets later blocks overflow the sum
+    run_case(make_case(impl, 2, 9000, seed=3, parts=parts, spike=100.0, spike_at=0))
 
 
 @check("late_max")
@@ -410,6 +473,9 @@ def test_row_strides(impl, shape, gap, parts):
         pytest.param((1, 30000), 8, id="1x30000-parts=8"),
         # more parts than the row has blocks: some parts are empty, and add nothing
         pytest.param((2, 5000), 4, id="2x5000-parts=4"),
+        # a share of 4096.5 columns: rounded down, then up to whole blocks, it leaves the last
+        # column to no part
+        pytest.param((1, 8193), 2, id="1x8193-parts=2"),
         pytest.param(Drawn(((1, 3), (4097, 30000))), 5, id="drawn-parts=5"),
         pytest.param((8, 4 * LONGEST_BLOCK + 3), 33, id="8x(4*2^20+3)", marks=needs_gpu("big")),
     ],
@@ -417,7 +483,27 @@ def test_row_strides(impl, shape, gap, parts):
 def test_combines_the_parts(impl, shape, parts):
     # a rising row: every part has a max of its own, the last part the largest
     n_rows, n_cols = sides(shape, seed=8)
-    run_split(make_case(impl, n_rows, n_cols, seed=8, parts=parts, ramp=30.0), n_rows, parts)
+    case = make_case(impl, n_rows, n_cols, seed=8, parts=parts, ramp=30.0, hints=COMBINE_HINTS)
+    run_split(case, n_rows, parts)
+
+
+@check("combine")
+def test_shares_each_row(impl):
+    # 40,000 columns in 4 parts: with any block up to 16K columns, several parts have columns.
+    # The grid (n_rows, parts) is not enough: the parts must split the row between them
+    n_rows, n_cols, parts = 2, 40000, 4
+    case = make_case(impl, n_rows, n_cols, seed=8, parts=parts, ramp=30.0, hints=COMBINE_HINTS)
+    watched = run_split(case, n_rows, parts)
+    sharing = programs_on_each_row(case, watched)
+    if sharing is not None and sharing < 2:
+        fail(
+            Kind.NOT_SPLIT,
+            f"softmax(x, parts={parts}) launched {parts} programs a row, but every column of a "
+            f"row of {n_cols} was stored by one of them: the row's columns must be shared. Give "
+            "part p the columns from p * part_cols on, where part_cols is the row's share, "
+            "cdiv(n_cols, parts), rounded up to whole blocks.",
+            case.name,
+        )
 
 
 @check("inside")
@@ -445,8 +531,9 @@ def test_launches_kernel(impl):
 )
 def test_allocates_its_result(impl, dtype, gap):
     own_stride = (
-        "out= was not given: the new output is contiguous, so its row stride is out.stride(0) "
-        "(n_cols), not x.stride(0): give the kernel each tensor's own row stride."
+        "out= was not given: the new output is contiguous and x is not, so their row strides "
+        "differ: x.stride(0) for every read of x and out.stride(0) for every write, in each "
+        "kernel."
     )
     hints = dataclasses.replace(HINTS, values=own_stride, nan=own_stride) if any(gap) else HINTS
     check_allocates(make_case(impl, 3, 5000, dtype, seed=10, gap=gap, hints=hints))

@@ -124,7 +124,10 @@ JIT_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
 # triton_helpers.max2 and tl_math.exp. They are installed with torch, so the judge may import
 # them; each is imported only when a learner's file names it (inductor's takes a second).
 KERNEL_LIBRARIES = ("torch._inductor.runtime.triton_helpers",)
-AUTOTUNE_DECORATORS = frozenset({"triton.autotune", "triton.runtime.autotuner.autotune"})
+# the names triton offers its autotune decorator under
+AUTOTUNE_DECORATORS = frozenset(
+    {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
+)
 # where the objects an allowed module offers may come from, when not from that module itself
 FAMILIES = {"typing_extensions": ("typing_extensions", "typing")}
 PLAIN = (bool, int, float, complex, str, bytes, type(None))

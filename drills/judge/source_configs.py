@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 
 import triton
 
+from drills.judge.names import AUTOTUNE_DECORATORS
+
 MAX_WORK = 200_000  # nodes evaluated, at most
 MAX_CALL_DEPTH = 8
 MAX_ITEMS = 10_000  # in any list made
@@ -329,7 +331,7 @@ class Reader:
         return ".".join([root.name, *reversed(parts)])
 
     def names_autotune(self, node: ast.expr) -> bool:
-        return self.dotted(node, self.globals) in ("triton.autotune", "triton.runtime.autotune")
+        return self.dotted(node, self.globals) in AUTOTUNE_DECORATORS
 
     def expression(self, node: ast.expr, scope: dict):
         self.count()

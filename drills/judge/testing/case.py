@@ -564,24 +564,26 @@ def replayed(case: Case, steps: list[dict]) -> bool:
 MOST_PREFIXES = 256
 
 
-def writers_by_prefix(case: Case, watched: Watched) -> torch.Tensor | None:
+def writers_by_prefix(case: Case, watched: Watched, axis: int = 0) -> torch.Tensor | None:
     """On a GPU, which program stored each element of the output, shaped like it: the record
-    run again with axis 0 of its last launch cut to its first k programs, k = 1, 2, ...; what a
-    cut writes first is program k - 1's. A program's work cannot depend on how many run unless
+    run again with `axis` of its last launch's grid cut to its first k programs, k = 1, 2, ...;
+    what a cut writes first is program k - 1's (its place along that axis). A program's work cannot depend on how many run unless
     the file reads the grid's size (tl.num_programs) or waits on other programs (which takes
     atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
     keep their tiles, their stride over the tiles being a number the launch passes. The output
     holds the last cut's values afterwards."""
     launch = watched.launches[-1]
     last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
-    programs = launch.grid[0] if launch.grid else 0
+    programs = launch.grid[axis] if len(launch.grid) > axis else 0
     text = case.fn.code.source.text
     if not 0 < programs <= MOST_PREFIXES or "num_programs" in text or "atomic_" in text:
         return None
     writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
     for k in range(1, programs + 1):
         steps = list(watched.steps)
-        steps[last] = steps[last] | {"grid": [k, *launch.grid[1:]]}
+        grid = list(launch.grid)
+        grid[axis] = k
+        steps[last] = steps[last] | {"grid": grid}
         case.out.reset()
         if not replayed(case, steps):
             return None

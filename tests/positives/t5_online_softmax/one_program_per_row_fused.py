@@ -1,6 +1,6 @@
 """Correct, written differently: with one part a row, one kernel does both passes in the same
 program (the statistics, then the writes), in base 2 with exp2; more parts go through a
-statistics kernel and a kernel that merges and writes, with a grid whose parts are axis 0."""
+statistics kernel and a kernel that merges and writes."""
 
 import torch
 import triton
@@ -40,8 +40,8 @@ def fused_row_kernel(X, Y, n_cols, sx, sy, BLOCK_SIZE: tl.constexpr):
 
 @triton.jit
 def stats_kernel(X, M, S, n_cols, sx, chunk, P: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    p = tl.program_id(0)
-    r = tl.program_id(1)
+    r = tl.program_id(0)
+    p = tl.program_id(1)
     lo = p * chunk
     m, s = _part_stats(X + r.to(tl.int64) * sx, lo, tl.minimum(lo + chunk, n_cols), BLOCK_SIZE)
     tl.store(M + r * P + p, m)
@@ -52,8 +52,8 @@ def stats_kernel(X, M, S, n_cols, sx, chunk, P: tl.constexpr, BLOCK_SIZE: tl.con
 def merge_write_kernel(
     X, Y, M, S, n_cols, sx, sy, chunk, P: tl.constexpr, P2: tl.constexpr, BLOCK_SIZE: tl.constexpr
 ):
-    p = tl.program_id(0)
-    r = tl.program_id(1)
+    r = tl.program_id(0)
+    p = tl.program_id(1)
     k = tl.arange(0, P2)
     ms = tl.load(M + r * P + k, mask=k < P, other=float("-inf"))
     ss = tl.load(S + r * P + k, mask=k < P, other=0.0)
@@ -75,7 +75,7 @@ def softmax(x: torch.Tensor, out: torch.Tensor | None = None, *, parts: int | No
     chunk = triton.cdiv(n_cols, parts)
     m = torch.empty(n_rows, parts, dtype=torch.float32, device=x.device)
     s = torch.empty_like(m)
-    grid = (parts, n_rows)
+    grid = (n_rows, parts)
     stats_kernel[grid](x, m, s, n_cols, x.stride(0), chunk, P=parts, BLOCK_SIZE=block)
     merge_write_kernel[grid](
         x,
