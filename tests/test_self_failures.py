@@ -285,6 +285,23 @@ def test_a_big_gpu_case_gives_the_shared_buffers_memory_back_when_it_ends(monkey
     assert called == ["ipc_collect", "empty_cache"]
 
 
+@pytest.mark.parametrize("reserved", [2 * 2**30, 2 * 2**30 + 1])
+def test_a_case_that_ends_holding_gigabytes_gives_them_back(monkeypatch, tmp_path, reserved):
+    """A judge's pool keeps the most it ever held: a case that ends with more than
+    HELD_AT_MOST reserved gives the pool back, one below it keeps the pool for the next case."""
+    from drills.judge import remote
+    from drills.judge.testing import suite
+
+    called = []
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # the lock file's folder is in it
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda: reserved)
+    monkeypatch.setattr(remote, "give_back_shared_memory", lambda: called.append("given"))
+    with suite.gpu_case():
+        pass
+    assert called == (["given"] if reserved > suite.HELD_AT_MOST else [])
+
+
 def test_a_folder_of_the_judges_made_by_another_judge_meanwhile_is_taken_as_it_is(
     monkeypatch, tmp_path
 ):

@@ -2,6 +2,7 @@
 sizes of its inputs, a case's verdict (CaseFailed), and the lock its large GPU cases share."""
 
 import contextlib
+import gc
 import os
 import random
 import typing
@@ -153,6 +154,11 @@ _TURNSTILE = "big-gpu-memory.turnstile"
 # its own, by (pid, name), or a child's unlock would drop its parent's share
 _opened: dict[tuple[int, str], int] = {}
 _in_case = False  # this process holds a share (gpu_case)
+# A judge's shared pool keeps every block it ever held (remote.give_back_shared_memory), so a
+# worker that once ran a case of gigabytes keeps them while it runs small ones. Past this much,
+# a case ends by giving its pool back: with 12 suites graded at once on one H100, the GPU's
+# memory filled up (79.8 of 80 GB) and three right answers failed (not proved to be memory).
+HELD_AT_MOST = 2 * 2**30
 
 
 def _lock(name: str) -> int:
@@ -180,6 +186,9 @@ def gpu_case() -> Iterator[None]:
     finally:
         _in_case = False
         fcntl.flock(lock, fcntl.LOCK_UN)
+        if torch.cuda.is_initialized() and torch.cuda.memory_reserved() > HELD_AT_MOST:
+            gc.collect()
+            remote.give_back_shared_memory()
 
 
 @contextlib.contextmanager
@@ -206,7 +215,6 @@ def _alone_on_the_gpu() -> Iterator[None]:
 def big_gpu_memory(needed_bytes: float) -> Iterator[None]:
     """Run a case that needs a large share of GPU memory while no other case runs (the suites
     run in parallel), skipping it when the memory is not there, and hand it back afterwards."""
-    import gc
     import traceback
 
     with _alone_on_the_gpu():
