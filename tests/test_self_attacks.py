@@ -10,7 +10,7 @@ and this proves, for every one of them, that:
   results stay put;
 - no file of the checkout outside mine/ was changed, and no new one appeared outside mine/
   and .drills/ (tampering is undone);
-- for an attack that edits files (TAMPERS = True), the four stubs (with a comment added, so
+- for an attack that edits files (TAMPERS = True), every stub (with a comment added, so
   that the judge grades them) graded afterwards in the same copy are still not started with 0
   points;
 - for an attack that plants links to a path outside the checkout (CANARY = path), nothing was
