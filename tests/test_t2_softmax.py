@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from drills import spec
-from drills.bench import Bench, Shape
+from drills.bench import Bench
 from drills.judge.testing import (
     DTYPE_NAMES,
     Case,
@@ -34,6 +34,7 @@ from drills.judge.testing import (
     run_twice,
     sides,
 )
+from drills.judge.testing.rows import bench_rows, bench_shape, int64_advice
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
 # slack only as large as fp16's smallest step (its subnormals start at 6e-5). GPU exp is an
@@ -70,14 +71,6 @@ MAX_HINTS = dataclasses.replace(
     nan="exp(1000) is inf in float32, and inf / inf is NaN: subtract the row max before exp. "
     "It changes nothing mathematically and keeps every exp() at most 1.",
 )
-
-
-def int64_advice(tensor: str, stride: str) -> str:
-    """What an int32 row offset into `tensor` does once a row starts past 2^31 elements."""
-    return (
-        f"the last row of {tensor} starts past 2^31 elements, where row * {stride} wraps "
-        f"negative in int32: compute row offsets in int64, row.to(tl.int64) * {stride}."
-    )
 
 
 STRIDE_HINTS = dataclasses.replace(
@@ -556,22 +549,11 @@ def test_row_offsets_past_2_31(impl, gap, tensor, stride):
         run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
-def bench_inputs(shape: Shape) -> tuple[torch.Tensor]:
-    p = shape.params
-    return (torch.randn(p["rows"], p["cols"], device="cuda", dtype=p["dtype"]),)
-
-
-def _bench_shape(rows: int, cols: int, dtype: str) -> Shape:
-    dtypes = {name: dtype for dtype, name in DTYPE_NAMES.items()}
-    params = {"rows": rows, "cols": cols, "dtype": dtypes[dtype]}
-    return Shape(f"{dtype} {rows}x{cols}", cols, params, series=dtype)
-
-
 # The benchmark, over the shapes the spec declares (separate from the test shapes)
 BENCH = Bench(
     entry="softmax",
-    shapes=[_bench_shape(**p) for p in SPEC.bench_shapes],
-    make_inputs=bench_inputs,
+    shapes=[bench_shape(**p) for p in SPEC.bench_shapes],
+    make_inputs=bench_rows,
     torch_fn=lambda x: torch.softmax(x, dim=-1),
     torch_name="torch.softmax",
     unit="GB/s",

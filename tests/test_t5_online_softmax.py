@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from drills import spec
-from drills.bench import Bench, Shape
+from drills.bench import Bench
 from drills.failures import Kind
 from drills.judge.testing import (
     DTYPE_NAMES,
@@ -40,6 +40,7 @@ from drills.judge.testing import (
     sides,
     writers_by_prefix,
 )
+from drills.judge.testing.rows import bench_rows, bench_shape, int64_advice
 
 # As in t2: softmax values are at most 1 and often tiny, so the check is relative, and GPU exp
 # (ex2.approx) is good to a few fp32 ulps. A long row's sum adds many terms in fp32: rtol 2e-5.
@@ -92,14 +93,6 @@ COMBINE_HINTS = dataclasses.replace(
     values="The row's max is the largest of its parts' maxes, and its sum adds each part's "
     "sum times exp(part max - row max); every program of the row uses that one pair.",
 )
-
-
-def int64_advice(tensor: str, stride: str) -> str:
-    """What an int32 row offset into `tensor` does once a row starts past 2^31 elements."""
-    return (
-        f"the last row of {tensor} starts past 2^31 elements, where row * {stride} wraps "
-        f"negative in int32: compute row offsets in int64, row.to(tl.int64) * {stride}."
-    )
 
 
 def layout(launch, n_cols: int) -> tuple[int | None, int | None]:
@@ -573,22 +566,11 @@ def test_row_offsets_past_2_31(impl, gap, tensor, stride):
         run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
-def bench_inputs(shape: Shape) -> tuple[torch.Tensor]:
-    p = shape.params
-    return (torch.randn(p["rows"], p["cols"], device="cuda", dtype=p["dtype"]),)
-
-
-def _bench_shape(rows: int, cols: int, dtype: str) -> Shape:
-    dtypes = {name: dtype for dtype, name in DTYPE_NAMES.items()}
-    params = {"rows": rows, "cols": cols, "dtype": dtypes[dtype]}
-    return Shape(f"{dtype} {rows}x{cols}", cols, params, series=dtype)
-
-
 # The benchmark, over the shapes the spec declares (separate from the test shapes)
 BENCH = Bench(
     entry="softmax",
-    shapes=[_bench_shape(**p) for p in SPEC.bench_shapes],
-    make_inputs=bench_inputs,
+    shapes=[bench_shape(**p) for p in SPEC.bench_shapes],
+    make_inputs=bench_rows,
     torch_fn=lambda x: torch.softmax(x, dim=-1),
     torch_name="torch.softmax",
     unit="GB/s",

@@ -7,6 +7,7 @@
 - compare: closeness, and whether a result is what a given mistake computes;
 - tiles: the map of an output's tiles;
 - diagnose: matmul mistakes recognised by their results;
+- rows: what the suites of row-wise kernels (the softmaxes) share;
 - case: one call of a learner's host function, and every check around it.
 
 The judge grades the buffers it owns, which only its own execution of the kernels wrote. What
