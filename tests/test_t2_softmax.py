@@ -12,7 +12,6 @@ import pytest
 import torch
 
 from drills import spec
-from drills.bench import Bench
 from drills.judge.testing import (
     DTYPE_NAMES,
     Case,
@@ -34,7 +33,7 @@ from drills.judge.testing import (
     run_twice,
     sides,
 )
-from drills.judge.testing.rows import bench_rows, bench_shape, int64_advice
+from drills.judge.testing.rows import int64_advice, softmax_bench
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
 # slack only as large as fp16's smallest step (its subnormals start at 6e-5). GPU exp is an
@@ -549,19 +548,5 @@ def test_row_offsets_past_2_31(impl, gap, tensor, stride):
         run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
-# The benchmark, over the shapes the spec declares (separate from the test shapes)
-BENCH = Bench(
-    entry="softmax",
-    shapes=[bench_shape(**p) for p in SPEC.bench_shapes],
-    make_inputs=bench_rows,
-    torch_fn=lambda x: torch.softmax(x, dim=-1),
-    torch_name="torch.softmax",
-    unit="GB/s",
-    # per element: the max's compare, the subtraction, exp, the sum's add and the division
-    flops=lambda s: 5 * s.params["rows"] * s.params["cols"],
-    # read x once, write the result once
-    bytes_moved=lambda s: 2 * s.params["rows"] * s.params["cols"] * s.params["dtype"].itemsize,
-    tolerance=lambda s: TOLERANCES[s.params["dtype"]],
-    size_name="columns per row",
-    reference="t2_softmax_split",  # rows of 64K split across programs on a GPU
-)
+# The benchmark: rows of 64K are split across programs on a GPU (t2_softmax_split.py)
+BENCH = softmax_bench(SPEC, TOLERANCES, reference="t2_softmax_split")

@@ -14,7 +14,6 @@ import pytest
 import torch
 
 from drills import spec
-from drills.bench import Bench
 from drills.failures import Kind
 from drills.judge.testing import (
     DTYPE_NAMES,
@@ -40,7 +39,7 @@ from drills.judge.testing import (
     sides,
     writers_by_prefix,
 )
-from drills.judge.testing.rows import bench_rows, bench_shape, int64_advice
+from drills.judge.testing.rows import int64_advice, softmax_bench
 
 # As in t2: softmax values are at most 1 and often tiny, so the check is relative, and GPU exp
 # (ex2.approx) is good to a few fp32 ulps. A long row's sum adds many terms in fp32: rtol 2e-5.
@@ -566,18 +565,5 @@ def test_row_offsets_past_2_31(impl, gap, tensor, stride):
         run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 
-# The benchmark, over the shapes the spec declares (separate from the test shapes)
-BENCH = Bench(
-    entry="softmax",
-    shapes=[bench_shape(**p) for p in SPEC.bench_shapes],
-    make_inputs=bench_rows,
-    torch_fn=lambda x: torch.softmax(x, dim=-1),
-    torch_name="torch.softmax",
-    unit="GB/s",
-    # per element: the max's compare, the subtraction, exp, the sum's add and the division
-    flops=lambda s: 5 * s.params["rows"] * s.params["cols"],
-    # read x once, write the result once: the least any softmax moves
-    bytes_moved=lambda s: 2 * s.params["rows"] * s.params["cols"] * s.params["dtype"].itemsize,
-    tolerance=lambda s: TOLERANCES[s.params["dtype"]],
-    size_name="columns per row",
-)
+# The benchmark, against torch.softmax (the reference reads x twice, once in each kernel)
+BENCH = softmax_bench(SPEC, TOLERANCES)

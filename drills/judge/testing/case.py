@@ -567,9 +567,9 @@ MOST_PREFIXES = 256
 def writers_by_prefix(case: Case, watched: Watched, axis: int = 0) -> torch.Tensor | None:
     """On a GPU, which program stored each element of the output, shaped like it: the record
     run again with `axis` of its last launch's grid cut to its first k programs, k = 1, 2, ...;
-    what a cut writes first is program k - 1's (its place along that axis). A program's work cannot depend on how many run unless
-    the file reads the grid's size (tl.num_programs) or waits on other programs (which takes
-    atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
+    what a cut writes first is program k - 1's (its place along that axis). A program's work
+    cannot depend on how many run unless the file reads the grid's size (tl.num_programs) or
+    waits on other programs (which takes atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
     keep their tiles, their stride over the tiles being a number the launch passes. The output
     holds the last cut's values afterwards."""
     launch = watched.launches[-1]

@@ -1,10 +1,11 @@
 """What the suites whose inputs are rows (T2's and T5's softmax) share: the advice for row
-offsets past 2^31 elements, and the benchmark's shapes and inputs."""
+offsets past 2^31 elements, and the benchmark."""
 
 import torch
 
-from drills.bench import Shape
-from drills.judge.testing.compare import DTYPE_NAMES
+from drills import spec
+from drills.bench import Bench, Shape
+from drills.judge.testing.compare import DTYPE_NAMES, Tolerance
 
 
 def int64_advice(tensor: str, stride: str) -> str:
@@ -12,6 +13,29 @@ def int64_advice(tensor: str, stride: str) -> str:
     return (
         f"the last row of {tensor} starts past 2^31 elements, where row * {stride} wraps "
         f"negative in int32: compute row offsets in int64, row.to(tl.int64) * {stride}."
+    )
+
+
+def softmax_bench(
+    declared: spec.Spec, tolerances: dict[torch.dtype, Tolerance], reference: str = ""
+) -> Bench:
+    """A softmax's benchmark over the shapes its spec declares (separate from the test shapes),
+    against torch.softmax, in GB/s; `reference` is the file of solutions/ timed, where it is
+    not the drill's own."""
+    return Bench(
+        entry="softmax",
+        shapes=[bench_shape(**p) for p in declared.bench_shapes],
+        make_inputs=bench_rows,
+        torch_fn=lambda x: torch.softmax(x, dim=-1),
+        torch_name="torch.softmax",
+        unit="GB/s",
+        # per element: the max's compare, the subtraction, exp, the sum's add and the division
+        flops=lambda s: 5 * s.params["rows"] * s.params["cols"],
+        # read x once, write the result once: the least any softmax moves
+        bytes_moved=lambda s: 2 * s.params["rows"] * s.params["cols"] * s.params["dtype"].itemsize,
+        tolerance=lambda s: tolerances[s.params["dtype"]],
+        size_name="columns per row",
+        reference=reference,
     )
 
 

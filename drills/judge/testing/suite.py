@@ -157,7 +157,7 @@ _in_case = False  # this process holds a share (gpu_case)
 # A judge's shared pool keeps every block it ever held (remote.give_back_shared_memory), so a
 # worker that once ran a case of gigabytes keeps them while it runs small ones. Past this much,
 # a case ends by giving its pool back: with 12 suites graded at once on one H100, the GPU's
-# memory filled up (79.8 of 80 GB) and three right answers failed (not proved to be memory).
+# memory filled up (79.8 of 80 GB) and three controls failed (not proved to be memory).
 HELD_AT_MOST = 2 * 2**30
 
 
