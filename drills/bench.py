@@ -63,6 +63,8 @@ class Bench:
     size_name: str = "size"  # what Shape.size counts, for the plot's axis
     reference: str = ""  # the reference to time, a file of solutions/ (the drill's by default)
     compute: str = "fp32"  # the units its arithmetic runs on: "fp32" CUDA cores or "tensor" cores
+    # what of entry's result the gate compares with torch_fn's: attention's out of (out, lse)
+    compared: Callable = lambda result: result
 
     def work(self, shape: Shape) -> float:
         """What a call's rate counts in the bench's unit: bytes or floating-point operations."""
@@ -377,7 +379,7 @@ def load_bench(drill: catalog.Drill) -> Bench | None:
     return getattr(load(drill.test_file), "BENCH", None)
 
 
-def _gate(fn, torch_fn, args, tolerance) -> str:
+def _gate(fn, bench: Bench, args, tolerance) -> str:
     """ "ok" when fn matches torch on these inputs, else why it does not."""
     from drills import NotStarted
     from drills.judge.testing import compare
@@ -388,7 +390,7 @@ def _gate(fn, torch_fn, args, tolerance) -> str:
         return "not started"
     except Exception as e:  # noqa: BLE001 - any failure keeps this kernel out of the timings
         return f"raised {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-    report = compare(got, torch_fn(*args), tolerance)
+    report = compare(bench.compared(got), bench.torch_fn(*args), tolerance)
     return "ok" if report is None else "wrong result: " + report.splitlines()[0]
 
 
@@ -420,16 +422,16 @@ def bench_drill(
         shape_roof = roof(bench, shape, bandwidth, peak)
         per_ms = bench.work(shape) / (1e6 if bench.unit == "GB/s" else 1e9)
         tolerance = bench.tolerance(shape)
-        gate = import_problem or _gate(under_test, bench.torch_fn, args, tolerance)
+        gate = import_problem or _gate(under_test, bench, args, tolerance)
         contenders = [reference, bench.torch_fn] + ([under_test] if gate == "ok" else [])
         calls = [functools.partial(f, *args) for f in contenders]
         ref_ms, torch_ms, *tested_ms = _interleaved_ms(calls, refresh)
         ref_graph_ms, torch_graph_ms, *tested_graph_ms = [_graph_ms(call) for call in calls]
         # once more on new values: a kernel right before timing must still be right after it
         refresh()
-        if gate == "ok" and (after := _gate(under_test, bench.torch_fn, args, tolerance)) != "ok":
+        if gate == "ok" and (after := _gate(under_test, bench, args, tolerance)) != "ok":
             gate, tested_ms, tested_graph_ms = f"after timing, {after}", [], []
-        if (after := _gate(reference, bench.torch_fn, args, tolerance)) != "ok":
+        if (after := _gate(reference, bench, args, tolerance)) != "ok":
             gate += f"; the reference, after timing: {after}"
         impl_ms = tested_ms[0] if tested_ms else None
         ref_rate, torch_rate = per_ms / ref_ms, per_ms / torch_ms

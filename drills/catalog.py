@@ -58,6 +58,7 @@ DRILLS = [
     Drill("t3", "t3_matmul", "Tiled matmul", "a 2-D grid of tiles, the K loop, fp32 acc"),
     Drill("t4", "t4_matmul", "Grouped matmul", "grouped order, strides, autotune, epilogue"),
     Drill("t5", "t5_online_softmax", "Online softmax", "long rows, a running max, a combine"),
+    Drill("t6", "t6_attention", "Attention forward", "FlashAttention: blocks of keys, two dots"),
 ]
 
 

@@ -162,6 +162,12 @@ WORDS = {
         "给 Kernel 加上 `@triton.autotune(configs=..., key=[...])`，并把 Grid 写成以 `META` "
         "为参数的函数：`lambda META: (...)`，块大小从 `META` 里取。",
     ),
+    Kind.SCORES_IN_MEMORY: Words(
+        "把注意力分数整块存进了显存",
+        "调用分配了一个和 seq_q × seq_k 分数矩阵一样大的临时张量。FlashAttention 的要点是"
+        "分数只在片上存在：每个 Program 一块一块地算 `tl.dot(q, k^T)`，当场做在线 softmax，"
+        "再乘上 v 累加进输出，从不把整张分数表写回内存。",
+    ),
     Kind.NOT_SPLIT: Words(
         "没有把一行分给多个 Program",
         "调用给了 `parts`，就要让每一行由 `parts` 个 Program 分担：Grid 写成 "

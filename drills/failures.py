@@ -34,6 +34,7 @@ class Kind(StrEnum):
     GPU_LIMIT = "gpu_limit"  # a launch no NVIDIA GPU runs (grid axes, TMA alignment)
     NOT_AUTOTUNED = "not_autotuned"
     NOT_SPLIT = "not_split"  # right values, from fewer programs a row than parts asked for
+    SCORES_IN_MEMORY = "scores_in_memory"  # a temporary as large as attention's scores
     NOT_COMPILED = "not_compiled"  # runs on the interpreter, refused by the GPU compiler
     GPU_REFUSES = "gpu_refuses"  # num_warps, shared memory, no config that loads
     JUDGE_CANNOT_RUN = "judge_cannot_run"  # host code asked for what the judge will not run

@@ -45,6 +45,7 @@ MAX_MESSAGE = 4 << 20
 # A call that asks for more than this is not graded: a drill needs a few launches and copies.
 MAX_STEPS = 2000
 MAX_NOTED = 50  # host computations named in a reply
+MAX_RESULTS = 8  # tensors of a returned tuple described one by one
 
 
 # ---------------------------------------------------------------------------------------------
@@ -703,6 +704,12 @@ class Runner:
             kernel.cache.clear()
 
     def describe_result(self, result, trace: Trace) -> dict:
+        if isinstance(result, (tuple, list)) and 0 < len(result) <= MAX_RESULTS:
+            # several outputs (attention's output and log-sum-exp), each described alone
+            return {
+                "type": type(result).__name__,
+                "items": [self.describe_result(item, trace) for item in result],
+            }
         if not isinstance(result, torch.Tensor):
             return {"type": type(result).__name__}
         return {"type": "Tensor", "device": result.device.type, **trace.spec(result)}

@@ -175,6 +175,36 @@ SPECS = {
             for m, n in [(1024, 65536), (512, 131072), (256, 262144), (8, 2**21)]
         ),
     ),
+    "t6_attention": Spec(
+        checks=(
+            Check("attends", "computes softmax(scale * q @ k^T) @ v", 5),
+            Check("tails", "masks the tails (seq_q and seq_k not multiples of the blocks)", 10),
+            Check("lengths", "handles q and k of different lengths", 5),
+            Check("head_dim", "handles head_dim from 16 to 128 (48, 80: not powers of two)", 10),
+            Check("causal", "applies the causal mask (query i sees keys 0..i)", 15),
+            Check("scale", "scales the scores (by 1 / sqrt(head_dim) unless told)", 5),
+            Check("lse", "returns each row's log-sum-exp (natural log, fp32)", 10),
+            Check(
+                "dtypes", "keeps q's dtype, with an fp32 accumulator (fp16; bf16 on a GPU)", 10
+            ),
+            Check("strides", "follows the strides of q, k, v and out (packed qkv views)", 10),
+            Check("inside", "stays inside its tensors (no stray loads or stores)", 5),
+            Check("memory", "keeps the scores on chip (no seq_q x seq_k tensor in memory)", 5),
+            Check(
+                "launches",
+                "launches its Triton kernel (no torch attention) and allocates its results",
+                5,
+            ),
+            Check("compiles", "compiles for a GPU (sm_90)", 5),
+            Check("int64", "indexes past 2^31 elements (int64 offsets)", 0),
+        ),
+        # fp16, as the models that use it run; heads of 64 and 128, with and without the mask
+        bench_shapes=tuple(
+            {"batch": b, "heads": h, "seq": n, "head_dim": d, "causal": causal}
+            for causal in (False, True)
+            for b, h, n, d in [(8, 16, 1024, 64), (4, 16, 4096, 64), (2, 16, 8192, 128)]
+        ),
+    ),
 }
 
 

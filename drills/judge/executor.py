@@ -661,8 +661,7 @@ class Executor:
         with reads_outside(regions, found), stores_by_program(stored), ending:
             for step in message["steps"]:
                 self.run_step(step, storages)
-            fetch = message.get("fetch")
-            if fetch:
+            for fetch in message.get("fetch") or []:
                 storages.view(fetch["into"]).copy_(storages.view(fetch["from"]))
         if ON_GPU:
             torch.cuda.synchronize()  # a fault of this case is reported as this case's

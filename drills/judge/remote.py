@@ -745,7 +745,7 @@ class LearnerCode:
         self,
         steps: list,
         guarded: dict,
-        fetch: dict | None = None,
+        fetch: list[dict] | None = None,
         writers: dict | None = None,
         past_end: list[str] | None = None,
     ) -> dict:

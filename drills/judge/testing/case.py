@@ -78,6 +78,21 @@ def take_notes() -> list[str]:
 
 
 @dataclass
+class Extra:
+    """An output the call returns after `out` (attention's log-sum-exp): the judge passes it
+    by keyword, under its name, wherever it passes out=, and checks it as it checks `out`."""
+
+    out: Guarded
+    expected: torch.Tensor
+    tol: Tolerance
+    hints: "Hints | None" = None  # the case's where None
+    # what wrong values of this output say about the mistake, given the last launch
+    diagnose: Callable[["Launch | None", torch.Tensor], str] = lambda launch, out: ""
+    # False: the call must take and return it, but what it holds is another check's business
+    checked: bool = True
+
+
+@dataclass
 class Case:
     """One call: the inputs (guarded), the output buffer the test owns, and the answer."""
 
@@ -123,6 +138,56 @@ class Case:
     # when nothing is. The interpreter notes each store's program; a GPU's are found by cutting
     # the grid (writers_by_prefix)
     stores: Callable[[Launch | None, torch.Tensor], str] | None = None
+    # outputs the call writes and returns after `out`, in this order, by their keywords
+    extra: dict[str, Extra] = field(default_factory=dict)
+    # the keyword that passes `out`: another where this case checks one of a case's extras
+    out_name: str = "out"
+
+    def outputs(self) -> dict[str, Guarded]:
+        """Every output the call writes, by the keyword that passes it, `out` first."""
+        return {self.out_name: self.out} | {name: e.out for name, e in self.extra.items()}
+
+    def guarded(self) -> dict[str, Guarded]:
+        """Every tensor of the case, inputs and outputs, by name."""
+        return self.inputs | self.outputs()
+
+    def checking(self, name: str) -> "Case":
+        """The case with its extra output `name` in the place of `out`, to check that one."""
+        extra = self.extra[name]
+        return dataclasses.replace(
+            self,
+            out=extra.out,
+            expected=extra.expected,
+            tol=extra.tol,
+            hints=extra.hints or self.hints,
+            diagnose=extra.diagnose,
+            why_unwritten=lambda launch, unwritten: "",
+            tile=lambda launch: None,
+            stores=None,
+            extra={},
+            out_name=name,
+        )
+
+    def returned_words(self) -> str:
+        """What a call given its outputs must return, in words."""
+        names = list(self.outputs())
+        if len(names) == 1:
+            return f"when `{names[0]}` is given, the function must write into it and return it."
+        given = ", ".join(f"{n}=" for n in names)
+        return f"when {given} are given, the function must write into them and return ({', '.join(names)})."
+
+    def returns_its_outputs(self, returned: Returned) -> bool:
+        """Whether what a call given its outputs returned is those outputs."""
+        tensors = [g.tensor for g in self.outputs().values()]
+        if not self.extra:
+            return returned.is_view_of(tensors[0])
+        return len(returned.items) == len(tensors) and all(
+            r.is_view_of(t) for r, t in zip(returned.items, tensors)
+        )
+
+    def reset_outputs(self) -> None:
+        for g in self.outputs().values():
+            g.reset()
 
 
 class Verdict(typing.NamedTuple):
@@ -234,23 +299,25 @@ def watch(
     case: Case,
     *,
     with_out: bool,
-    fetch_into: torch.Tensor | None = None,
+    fetch_into: list[torch.Tensor] | None = None,
     returns_wrong: Callable[[Returned], str | None] = lambda returned: None,
-    again: Guarded | None = None,
+    again: dict[str, Guarded] | None = None,
 ) -> Watched:
-    """Call the case's function (with `out=` if with_out) and run what it asked for on the
-    case's buffers; with fetch_into, copy the tensor it returned there, unless returns_wrong
-    finds fault with it first (the test fails with that message). With `again`, a second call
-    on the same inputs, into that output, follows the first in the same record."""
+    """Call the case's function (with `out=`, and its extra outputs, if with_out) and run what
+    it asked for on the case's buffers; with fetch_into, copy the tensors it returned there
+    (one, or a tuple's, in order), unless returns_wrong finds fault with what it returned
+    first (the test fails with that message). With `again`, a second call on the same inputs,
+    into those outputs, follows the first in the same record."""
     kwargs = dict(case.kwargs)
     guarded = {name: g.tensor for name, g in case.inputs.items()}
     if with_out:
-        kwargs["out"] = case.out.tensor
-        guarded["out"] = case.out.tensor
+        for name, g in case.outputs().items():
+            kwargs[name] = g.tensor
+            guarded[name] = g.tensor
     again_kwargs = None
     if again is not None:
-        again_kwargs = kwargs | {"out": again.tensor}
-        guarded["out again"] = again.tensor
+        again_kwargs = kwargs | {name: g.tensor for name, g in again.items()}
+        guarded |= {f"{name} again": g.tensor for name, g in again.items()}
     args = [g.tensor for g in case.inputs.values()]
     config = case.config
     writers = None
@@ -269,8 +336,13 @@ def watch(
         if problem:
             fail(Kind.WRONG_RETURN, problem, case.name)
         fetch = None
-        if fetch_into is not None and returned.type == "Tensor":
-            fetch = {"into": fetch_into, "from": returned.spec}
+        if fetch_into is not None:
+            items = returned.items if case.extra else [returned]
+            fetch = [
+                {"into": into, "from": item.spec}
+                for into, item in zip(fetch_into, items)
+                if item.type == "Tensor"
+            ]
         if writers is not None:
             writers.fill_(-1)
         past_end = inputs_ending_at_unmapped_memory(case)
@@ -308,7 +380,7 @@ def watch(
                 raise LearnerError(
                     e.kind, f"{in_file_lines(case, str(e))}{read_in_kernels(case)}", e.shows, e.line
                 ) from None
-            case.out.reset()
+            case.reset_outputs()
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
     counted = reply.get("reads_outside_count")
     counted = counted if isinstance(counted, dict) else {}
@@ -467,52 +539,72 @@ def strides_sidestepped(case: Case, watched: Watched) -> tuple[Kind, str] | None
 
 
 def check_allocates(case: Case) -> None:
-    """Call the learner's function without out=: it must launch its kernel and return a new
-    tensor with the expected shape, dtype, device and values, leaving the inputs alone."""
-    call = f"{case.fn.__name__}({', '.join(case.inputs)}) without out="
+    """Call the learner's function without out= (nor its extra outputs): it must launch its
+    kernel and return a new tensor (a tuple of them, with extras) with the expected shape,
+    dtype, device and values, leaving the inputs alone."""
+    names = list(case.outputs())
+    call = f"{case.fn.__name__}({', '.join(case.inputs)}) without {'= or '.join(names)}="
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    want = case.expected
-    result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
-    bits_of(result).fill_(canary_bits(want.dtype, output=True))
+    checked = [case] + [case.checking(name) for name in case.extra]
+    results = []
+    for c in checked:
+        want = c.expected
+        result = shared_empty(want.numel(), want.dtype, want.device.type).view(want.shape)
+        bits_of(result).fill_(canary_bits(want.dtype, output=True))
+        results.append(result)
 
     def failed(kind: Kind, message: str) -> typing.NoReturn:
         fail(kind, f"{call}: {message}{read_in_kernels(case)}", case.name)
 
-    def returns_wrong(got: Returned) -> str | None:
-        """Read before anything runs: the judge fetches only a result of the expected shape."""
+    def tensor_wrong(got: Returned, want: torch.Tensor, what: str) -> str | None:
         if got.type != "Tensor":
-            return f"{call}: returned {got.type}, not a tensor."
+            return f"{call}: returned {got.type}{what}, not a tensor."
         expected = (tuple(want.shape), _dtype_name(want.dtype))
         if (got.shape(), got.spec.get("dtype")) != expected:
             return (
-                f"{call}: returned {got.shape()} {got.spec.get('dtype')}; expected a new "
+                f"{call}: returned {got.shape()} {got.spec.get('dtype')}{what}; expected a new "
                 f"{expected[0]} {expected[1]} tensor on {want.device.type}."
             )
         if got.spec.get("device") != want.device.type:
             return (
-                f"{call}: returned a tensor on {str(got.spec.get('device'))[:20]}, where its "
-                f"inputs are on "
+                f"{call}: returned a tensor on {str(got.spec.get('device'))[:20]}{what}, where "
+                f"its inputs are on "
                 f"{want.device.type}: allocate it on theirs, torch.empty(..., device=x.device)."
             )
         if any(got.spec.get("ref") == buffer_ref(g.tensor) for g in case.inputs.values()):
-            return f"{call}: returned one of its inputs: allocate a new output tensor."
+            return f"{call}: returned one of its inputs{what}: allocate a new output tensor."
         return None
 
-    watched = watch(case, with_out=False, fetch_into=result, returns_wrong=returns_wrong)
+    def returns_wrong(got: Returned) -> str | None:
+        """Read before anything runs: the judge fetches only results of the expected shapes."""
+        if not case.extra:
+            return tensor_wrong(got, case.expected, "")
+        if len(got.items) != len(names):
+            return f"{call}: returned {got.type}; expected a tuple ({', '.join(names)})."
+        for item, c, name in zip(got.items, checked, names):
+            wrong = tensor_wrong(item, c.expected, f" as `{name}`")
+            if wrong:
+                return wrong
+        return None
+
+    watched = watch(case, with_out=False, fetch_into=results, returns_wrong=returns_wrong)
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
             failed(
                 Kind.CHANGED_INPUT, f"changed its input {name}: write into a new tensor instead."
             )
-    report = compare(result, want, case.tol)
-    if report:
-        launch = watched.launches[-1] if watched.launches else None
-        why = why_not_the_kernel(watched, case.hints)
-        if why:
-            failed(why[0], why[1] + read_in_source(case))
-        advice = case.diagnose(launch, result) or values_advice(result, want, case.hints)
-        kept = KEPT_ADVICE if watched.kept else ""
-        failed(Kind.WRONG_VALUES, f"returned wrong values.\n{report}\n{advice}{kept}")
+    unchecked = [name for name, e in case.extra.items() if not e.checked]
+    for c, result, name in zip(checked, results, names):
+        report = None if name in unchecked else compare(result, c.expected, c.tol)
+        if report:
+            launch = watched.launches[-1] if watched.launches else None
+            why = why_not_the_kernel(watched, c.hints)
+            if why:
+                failed(why[0], why[1] + read_in_source(c))
+            advice = c.diagnose(launch, result) or values_advice(result, c.expected, c.hints)
+            kept = KEPT_ADVICE if watched.kept else ""
+            in_it = f" as `{name}`" if case.extra else ""
+            failed(Kind.WRONG_VALUES, f"returned wrong values{in_it}.\n{report}\n{advice}{kept}")
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -619,14 +711,17 @@ def run_twice(case: Case) -> None:
     leaves behind (a workspace allocated once and zeroed only then, a cached tensor) reaches
     the second, as it would in a program that calls the function in a loop."""
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    second = case.out.like()
+    second = {name: g.like() for name, g in case.outputs().items()}
     watched = watch(case, with_out=True, again=second)
     found = failure(case, watched, before)
     if found:
         fail(found.kind, found.message, f"{case.name}, the first of two calls", found.tiles)
     # autotune's cache answers the second call of a shape: nothing is timed
+    extra = {
+        name: dataclasses.replace(e, out=second[name]) for name, e in case.extra.items()
+    }
     found = failure(
-        dataclasses.replace(case, out=second, benchmarked=False),
+        dataclasses.replace(case, out=second[case.out_name], extra=extra, benchmarked=False),
         dataclasses.replace(watched, returned=watched.again, writers=None),
         before,
     )
@@ -686,6 +781,9 @@ def failure(case: Case, watched: Watched, before: dict) -> Verdict | None:
     if refused:
         return Verdict(*refused)
     wrong = wrong_buffers(case, watched, before)
+    for name, extra in case.extra.items():
+        if extra.checked:
+            wrong = wrong or wrong_buffers(case.checking(name), watched, before)
     if wrong:
         output_wrong, verdict = wrong
         kind, message, tiles = verdict
@@ -693,11 +791,8 @@ def failure(case: Case, watched: Watched, before: dict) -> Verdict | None:
             kind, message = why_not_the_kernel(watched, case.hints) or (kind, message)
             message += read_in_source(case) + (KEPT_ADVICE if watched.kept else "")
         return Verdict(kind, message + read_in_kernels(case), tiles)
-    if not watched.returned.is_view_of(case.out.tensor):
-        return Verdict(
-            Kind.WRONG_RETURN,
-            "when `out` is given, the function must write into it and return it.",
-        )
+    if not case.returns_its_outputs(watched.returned):
+        return Verdict(Kind.WRONG_RETURN, case.returned_words())
     found = strides_sidestepped(case, watched) or config_not_used(case, watched)
     return Verdict(*found) if found else None
 
@@ -765,7 +860,10 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
     unwritten, the verdict)."""
     out = case.out.tensor
     launch = watched.launches[-1] if watched.launches else None
-    misplaced = misplaced_stores(case.out)
+    out_name = case.out_name
+    the_output = "the output" if out_name == "out" else f"the output `{out_name}`"
+    elements = "output elements" if out_name == "out" else f"elements of `{out_name}`"
+    misplaced = misplaced_stores(case.out, out_name)
     if misplaced:
         return True, Verdict(Kind.STRIDES, misplaced)
     # a stray store lands in the output's padding first, and further on in other buffers
@@ -773,13 +871,13 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
     if outside:
         why = (
             descriptor_store_chunks(case, watched.launches, outside, runtime.current().is_gpu)
-            or case.why_outside(launch, "out", outside)
+            or case.why_outside(launch, out_name, outside)
             or case.hints.outside
         )
         return False, Verdict(
             Kind.WROTE_OUTSIDE,
             (
-                f"wrote {_elements(len(outside))} outside the output: "
+                f"wrote {_elements(len(outside))} outside {the_output}: "
                 f"{_where(outside, case.out.span)}. {why}"
             ),
         )
@@ -795,7 +893,8 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             )
     for name, offsets in watched.reads_outside.items():
         if offsets:
-            span = case.inputs[name].span if name in case.inputs else case.out.span
+            guarded = case.guarded()
+            span = guarded[name].span if name in guarded else case.out.span
             # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
             # dropped by the store's mask, and only a GPU's fault would show it
             wrong = compare(out, case.expected, case.tol) is not None
@@ -833,8 +932,8 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             return True, Verdict(
                 Kind.NO_LAUNCH,
                 (
-                    "no kernel launch was given the output tensor `out`: the kernel must write "
-                    "the result into `out`."
+                    f"no kernel launch was given the output tensor `{out_name}`: the kernel "
+                    f"must write the result into `{out_name}`."
                 ),
             )
         flat = torch.nonzero(unwritten.flatten()).flatten()
@@ -846,17 +945,17 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             return True, Verdict(
                 Kind.NOT_ZEROED,
                 (
-                    f"{len(flat)} of {out.numel()} output elements still hold NaN, which the "
+                    f"{len(flat)} of {out.numel()} {elements} still hold NaN, which the "
                     f"judge fills new memory with {where}. {ATOMICS_ADVICE} If it does, then: "
                     f"{case.hints.unwritten}"
                 ),
             )
         reads = reads_its_output(case, watched)
         seen = (
-            f"{len(flat)} of {out.numel()} output elements hold the judge's fill of `out` "
+            f"{len(flat)} of {out.numel()} {elements} hold the judge's fill of `{out_name}` "
             f"{where} after the call."
             if reads
-            else f"{len(flat)} of {out.numel()} output elements were never written {where}."
+            else f"{len(flat)} of {out.numel()} {elements} were never written {where}."
         )
         tiles = map_of_tiles(case, watched, unwritten)
         advice = reads or case.why_unwritten(launch, unwritten) or case.hints.unwritten
@@ -875,8 +974,9 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             kind = Kind.NOT_ZEROED if advice and adds_with_atomics(case) else kind
         advice = advice or values_advice(out, case.expected, case.hints)
         tiles = map_of_tiles(case, watched, unwritten)
+        in_it = "" if out_name == "out" else f" in `{out_name}`"
         return True, Verdict(
-            kind, f"wrong values.\n{report}{drawn(tiles)}\n{advice}".rstrip(), tiles
+            kind, f"wrong values{in_it}.\n{report}{drawn(tiles)}\n{advice}".rstrip(), tiles
         )
     return None
 

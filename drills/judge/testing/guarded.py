@@ -55,14 +55,27 @@ def bits_of(t: torch.Tensor) -> torch.Tensor:
 GUARD = 8192
 
 
-class Guarded:
-    """A 1-D or 2-D tensor living inside a bigger buffer filled with a canary.
+def gapped_strides(shape: tuple[int, ...], row_gap: int) -> tuple[int, ...]:
+    """The strides of a contiguous tensor whose rows (of its last dimension) are row_gap
+    elements further apart; a 1-D tensor is a column of rows of one, row_gap + 1 apart."""
+    if len(shape) == 1:
+        return (1 + row_gap,)
+    strides = [1, shape[-1] + row_gap]
+    for n in reversed(shape[1:-1]):
+        strides.append(strides[-1] * n)
+    return tuple(reversed(strides))
 
-    `row_gap` puts extra canary elements between the rows of a 2-D tensor (a row stride larger
-    than its width), so a kernel that ignores the row stride reads or writes the gaps.
-    `transposed` stores it column by column, so that `tensor` is a transposed view (like
-    `w.t()`), with a row stride of 1. On a 1-D tensor, `row_gap` puts canaries between its
-    elements: a stride of 1 + row_gap, like v[::2].
+
+class Guarded:
+    """A tensor living inside a bigger buffer filled with a canary.
+
+    `row_gap` puts extra canary elements between the rows of a tensor (a row stride larger
+    than its width; for more than 2 dimensions, the rows of the last two), so a kernel that
+    ignores the row stride reads or writes the gaps. `transposed` stores a 2-D tensor column by
+    column, so that `tensor` is a transposed view (like `w.t()`), with a row stride of 1. On a
+    1-D tensor, `row_gap` puts canaries between its elements: a stride of 1 + row_gap, like
+    v[::2]. `strides` lays the tensor out with these strides instead (every one positive, as
+    in a view of a bigger tensor: q of a packed qkv), canary wherever no element lies.
     """
 
     def __init__(
@@ -73,28 +86,31 @@ class Guarded:
         output: bool,
         row_gap: int = 0,
         transposed: bool = False,
+        strides: tuple[int, ...] | None = None,
         dev: str | None = None,
     ):
-        if len(shape) not in (1, 2):
-            raise ValueError(f"Guarded supports 1-D and 2-D tensors, got shape {shape}")
+        if transposed and len(shape) != 2:
+            raise ValueError(f"only a 2-D tensor can be transposed, got shape {shape}")
         self.made_with = {
             "shape": shape,
             "dtype": dtype,
             "output": output,
             "row_gap": row_gap,
             "transposed": transposed,
+            "strides": strides,
             "dev": dev,
         }
         shape = tuple(reversed(shape)) if transposed else tuple(shape)
-        # a 1-D tensor is a column: its elements are rows of one, row_gap + 1 apart
-        rows, cols = (shape[0], 1) if len(shape) == 1 else shape
-        row_stride = cols + row_gap
-        span = (rows - 1) * row_stride + cols if rows and cols else 0
-        self.span = span  # buffer elements from the tensor's first element to its last, + 1
+        if strides is None:
+            strides = gapped_strides(shape, row_gap)
+        if len(strides) != len(shape) or any(s < 1 for s in strides):
+            raise ValueError(f"strides {strides} do not lay out a tensor of shape {shape}")
+        # buffer elements from the tensor's first element to its last, + 1
+        span = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
+        self.span = span
         self.canary = canary_bits(dtype, output)
         self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
         bits_of(self.buffer).fill_(self.canary)
-        strides = (row_stride, 1) if len(shape) == 2 else (row_stride,)
         self.tensor = self.buffer.as_strided(shape, strides, GUARD)
         inside = torch.zeros(self.buffer.shape, dtype=torch.bool, device=self.buffer.device)
         inside.as_strided(shape, strides, GUARD).fill_(True)

@@ -64,6 +64,7 @@ class Returned:
 
     type: str
     spec: dict = field(default_factory=dict)
+    items: list["Returned"] = field(default_factory=list)  # of a returned tuple or list
 
     def shape(self) -> tuple[int, ...]:
         shape = self.spec.get("shape")
@@ -107,8 +108,12 @@ def record_of(reply: dict) -> tuple[list[dict], list[str], Returned]:
     return steps, [str(c)[:100] for c in computed][:50], returned_of(reply.get("result"))
 
 
-def returned_of(result) -> Returned:
-    """What a call returned, from a reply's description of it."""
+def returned_of(result, depth: int = 0) -> Returned:
+    """What a call returned, from a reply's description of it (a tuple's items one level
+    down)."""
     result = result if isinstance(result, dict) else {}
     spec = {k: result.get(k) for k in ("ref", "dtype", "shape", "stride", "offset", "device")}
-    return Returned(str(result.get("type", "?"))[:100], spec)
+    items = result.get("items") if depth == 0 and isinstance(result.get("items"), list) else []
+    return Returned(
+        str(result.get("type", "?"))[:100], spec, [returned_of(i, depth + 1) for i in items[:8]]
+    )
