@@ -184,9 +184,7 @@ SPECS = {
             Check("causal", "applies the causal mask (query i sees keys 0..i)", 15),
             Check("scale", "scales the scores (by 1 / sqrt(head_dim) unless told)", 5),
             Check("lse", "returns each row's log-sum-exp (natural log, fp32)", 10),
-            Check(
-                "dtypes", "keeps q's dtype, with an fp32 accumulator (fp16; bf16 on a GPU)", 10
-            ),
+            Check("dtypes", "keeps q's dtype, with an fp32 accumulator (fp16; bf16 on a GPU)", 10),
             Check("strides", "follows the strides of q, k, v and out (packed qkv views)", 10),
             Check("inside", "stays inside its tensors (no stray loads or stores)", 5),
             Check("memory", "keeps the scores on chip (no seq_q x seq_k tensor in memory)", 5),

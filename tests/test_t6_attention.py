@@ -29,7 +29,6 @@ from drills.judge.testing import (
     check_allocates,
     checks_of,
     device,
-    drawn,
     fail,
     generator,
     matches,
@@ -161,6 +160,19 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "1 / sqrt(head_dim) unless the call gives one. Multiply the scores by it "
                 "(times log2(e) where you use exp2) before the max."
             )
+        if left(attention_of(scores_of(q, k, scale * math.log(2), causal), v)[0]):
+            return (
+                "the scores went to exp2 scaled for exp: exp2(x) is exp(x * ln 2), so a "
+                "softmax computed with exp2 needs the scores multiplied by log2(e) as well as "
+                "by the scale (qk_scale = scale * log2(e))."
+            )
+        overflowed = torch.isinf(out) & torch.isfinite(right.to(out.device))
+        if dtype == torch.float16 and bool(overflowed.any()):
+            return (
+                "the output overflowed to inf: the accumulator, which sums p @ v before the "
+                "division, passed 65504, fp16's largest. Keep it in fp32 (tl.zeros(..., "
+                "dtype=tl.float32), tl.dot(p, v, acc)) and convert only what you store."
+            )
         padded = max(16, 1 << (head_dim - 1).bit_length())
         if default_scale and padded != head_dim:
             wrong_scale = 1 / math.sqrt(padded)
@@ -190,6 +202,22 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
         block_n = launch.size("BLOCK_N") if launch is not None else None
         if not block_n:
             return ""
+        block_m = launch.size("BLOCK_M")
+        if causal and block_m:
+            # the keys a loop that ends at the program's first query reaches
+            rows = torch.arange(s.shape[-2], device=s.device)
+            reached = torch.div(
+                rows // block_m * block_m + block_n - 1, block_n, rounding_mode="floor"
+            )
+            cols = torch.arange(s.shape[-1], device=s.device)
+            early = s.masked_fill(cols[None, :] >= reached[:, None] * block_n, -math.inf)
+            if left(attention_of(early, v)[0]):
+                return (
+                    "with causal=True the loop stopped before the block of keys that holds the "
+                    "program's own queries (the diagonal), so the first block's rows saw no key "
+                    "at all: loop up to min(seq_k, start_m + BLOCK_M), the end of the program's "
+                    "last query."
+                )
         if s.shape[-1] % block_n and left(blockwise(s, v, block_n, pad_score=0.0)):
             return (
                 f"the keys past seq_k in the last block of {block_n} scored 0, not -inf: each "
@@ -318,6 +346,7 @@ def make_case(
         hints=hints,
         kwargs=kwargs,
         owner=owner,
+        why_outside=past_head_dim(inputs | {"out": out, "lse": lse}, head_dim),
         diagnose=attention_mistake(
             q, k, v, scale=used_scale, causal=causal, default_scale=scale is None, dtype=dtype
         ),
@@ -331,6 +360,30 @@ def make_case(
             )
         },
     )
+
+
+def past_head_dim(tensors: dict[str, Guarded], head_dim: int):
+    """A case's why_outside(): stray elements that all lie among the dimensions a block has
+    beyond head_dim, just after the end of the tensor's rows."""
+
+    def why(launch, name: str, offsets: list[int]) -> str:
+        block_d = launch.size("BLOCK_D") if launch is not None else None
+        if name not in tensors or not block_d or block_d <= head_dim:
+            return ""
+        t = tensors[name].tensor
+        starts = torch.zeros((), dtype=torch.int64)
+        for n, stride in zip(t.shape[:-1], t.stride()[:-1], strict=True):
+            starts = (starts[..., None] + torch.arange(n) * stride).flatten()
+        beyond = starts[:, None] + torch.arange(head_dim, block_d)[None, :]
+        if not set(offsets) <= set(beyond.flatten().tolist()):
+            return ""
+        return (
+            f"every stray element lies just past the end of a row of `{name}`, among the "
+            f"{block_d - head_dim} dimensions a block of BLOCK_D = {block_d} has beyond head_dim "
+            f"= {head_dim}: mask dims < head_dim on every load and store."
+        )
+
+    return why
 
 
 def owner(launch, idx) -> str:
@@ -465,7 +518,13 @@ def test_scale(impl, shape, scale):
         # large scores: the max carries most of the log-sum-exp
         pytest.param((1, 1, 64, 130, 64), False, 4.0, id="64x130-q*4"),
         pytest.param((1, 2, 130, 130, 32), True, 1.0, id="130x130-causal"),
-        pytest.param((2, 4, 1000, 1000, 64), True, 1.0, id="2x4x1000x1000x64-causal", marks=needs_gpu("too large for the CPU")),
+        pytest.param(
+            (2, 4, 1000, 1000, 64),
+            True,
+            1.0,
+            id="2x4x1000x1000x64-causal",
+            marks=needs_gpu("too large for the CPU"),
+        ),
     ],
 )
 def test_log_sum_exp(impl, shape, causal, q_scale):
@@ -499,7 +558,12 @@ def test_dtypes(impl, shape, dtype, v_shift):
 )
 def test_strides(impl, shape, packed, gaps, heads_last):
     case = make_case(
-        impl, shape, seed=9, packed=packed, gaps=gaps, out_heads_last=heads_last,
+        impl,
+        shape,
+        seed=9,
+        packed=packed,
+        gaps=gaps,
+        out_heads_last=heads_last,
         hints=STRIDE_HINTS,
     )
     run_case(dataclasses.replace(case, through_strides=True))
@@ -594,7 +658,9 @@ def test_offsets_past_2_31(impl, tensor):
             q = case.inputs["q"].tensor
             case.inputs["q"] = Guarded.holding(q, strides=far)
         else:
-            case.out = Guarded(tuple(case.out.tensor.shape), torch.float16, output=True, strides=far)
+            case.out = Guarded(
+                tuple(case.out.tensor.shape), torch.float16, output=True, strides=far
+            )
         run_case(dataclasses.replace(case, through_strides=True, fault_advice=advice))
 
 

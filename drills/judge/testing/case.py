@@ -182,7 +182,7 @@ class Case:
         if not self.extra:
             return returned.is_view_of(tensors[0])
         return len(returned.items) == len(tensors) and all(
-            r.is_view_of(t) for r, t in zip(returned.items, tensors)
+            r.is_view_of(t) for r, t in zip(returned.items, tensors, strict=True)
         )
 
     def reset_outputs(self) -> None:
@@ -340,7 +340,7 @@ def watch(
             items = returned.items if case.extra else [returned]
             fetch = [
                 {"into": into, "from": item.spec}
-                for into, item in zip(fetch_into, items)
+                for into, item in zip(fetch_into, items, strict=True)
                 if item.type == "Tensor"
             ]
         if writers is not None:
@@ -581,7 +581,7 @@ def check_allocates(case: Case) -> None:
             return tensor_wrong(got, case.expected, "")
         if len(got.items) != len(names):
             return f"{call}: returned {got.type}; expected a tuple ({', '.join(names)})."
-        for item, c, name in zip(got.items, checked, names):
+        for item, c, name in zip(got.items, checked, names, strict=True):
             wrong = tensor_wrong(item, c.expected, f" as `{name}`")
             if wrong:
                 return wrong
@@ -594,7 +594,7 @@ def check_allocates(case: Case) -> None:
                 Kind.CHANGED_INPUT, f"changed its input {name}: write into a new tensor instead."
             )
     unchecked = [name for name, e in case.extra.items() if not e.checked]
-    for c, result, name in zip(checked, results, names):
+    for c, result, name in zip(checked, results, names, strict=True):
         report = None if name in unchecked else compare(result, c.expected, c.tol)
         if report:
             launch = watched.launches[-1] if watched.launches else None
@@ -717,9 +717,7 @@ def run_twice(case: Case) -> None:
     if found:
         fail(found.kind, found.message, f"{case.name}, the first of two calls", found.tiles)
     # autotune's cache answers the second call of a shape: nothing is timed
-    extra = {
-        name: dataclasses.replace(e, out=second[name]) for name, e in case.extra.items()
-    }
+    extra = {name: dataclasses.replace(e, out=second[name]) for name, e in case.extra.items()}
     found = failure(
         dataclasses.replace(case, out=second[case.out_name], extra=extra, benchmarked=False),
         dataclasses.replace(watched, returned=watched.again, writers=None),
