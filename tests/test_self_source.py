@@ -30,6 +30,7 @@ STUBS = sorted((ROOT / "drills" / "stubs").glob("t*.py"))
 POSITIVES = sorted((ROOT / "tests" / "positives").glob("t*/*.py"))
 ENTRIES = {"t1_add": "add", "t2_softmax": "softmax", "t3_matmul": "matmul", "t4_matmul": "matmul"}
 ENTRIES["t5_online_softmax"] = "softmax"
+ENTRIES["t6_attention"] = "attention"
 
 
 def shown(path: Path) -> str:
@@ -193,6 +194,15 @@ COMPILED = {
         {"x_ptr": "*fp32", "out_ptr": "*fp32", "max_ptr": "*fp32", "sum_ptr": "*fp32"}
         | {"n_cols": "i32", "stride_x_row": "i32", "stride_out_row": "i32", "part_cols": "i32"},
         {"PARTS": 3, "PARTS_BLOCK": 4, "BLOCK_SIZE": 4096},
+    ),
+    # causal, with head_dim padded: every mask and the loop's early end compile
+    "t6_attention": (
+        "attention_kernel",
+        {"q_ptr": F16, "k_ptr": F16, "v_ptr": F16, "out_ptr": F16, "lse_ptr": "*fp32"}
+        | {f"stride_{t}{d}": "i32" for t in "qkvo" for d in ("b", "h", "m" if t in "qo" else "n")}
+        | {"stride_lb": "i32", "stride_lh": "i32", "n_heads": "i32", "seq_q": "i32"}
+        | {"seq_k": "i32", "head_dim": "i32", "qk_scale": "fp32"},
+        {"CAUSAL": True, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_D": 128},
     ),
 }
 

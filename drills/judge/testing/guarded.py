@@ -106,7 +106,9 @@ class Guarded:
         if len(strides) != len(shape) or any(s < 1 for s in strides):
             raise ValueError(f"strides {strides} do not lay out a tensor of shape {shape}")
         # buffer elements from the tensor's first element to its last, + 1
-        span = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) if all(shape) else 0
+        span = 0
+        if all(shape):
+            span = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
         self.span = span
         self.canary = canary_bits(dtype, output)
         self.buffer = shared_empty(GUARD + span + GUARD, dtype, dev or device())
