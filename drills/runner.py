@@ -46,6 +46,7 @@ MAX_MESSAGE = 4 << 20
 MAX_STEPS = 2000
 MAX_NOTED = 50  # host computations named in a reply
 MAX_RESULTS = 8  # tensors of a returned tuple described one by one
+MAX_TUPLE = 16  # items of a tuple a launch passes as one argument
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,6 +559,9 @@ class Trace:
             value = value.value
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
+        if type(value) is tuple and len(value) <= MAX_TUPLE and tuple not in map(type, value):
+            # a tuple argument (a tensor's strides as one), each of its items described alone
+            return {"tuple": [self.describe(item) for item in value]}
         if isinstance(value, torch.dtype):
             return {"dtype": str(value).removeprefix("torch.")}
         if isinstance(value, (JITFunction, InterpretedFunction)):

@@ -644,16 +644,17 @@ def test_compiles_for_gpu(impl, causal):
     ],
 )
 def test_offsets_past_2_31(impl, tensor):
-    # 2 batches of one head, 64 queries of 64: the second batch starts 2^31 elements in
+    # 3 batches of one head, 64 queries of 64, 2^30 + 4096 elements apart: the third starts
+    # past 2^31, though the stride itself fits in int32 (a larger one reaches the kernel as int64)
     advice = (
-        f"the second batch of {tensor} starts past 2^31 elements, where batch * "
+        f"the third batch of {tensor} starts past 2^31 elements, where batch * "
         f"stride_{tensor[0]}b wraps negative in int32: compute the batch's and the head's "
         "offsets in int64, batch.to(tl.int64) * stride."
     )
     hints = dataclasses.replace(HINTS, outside=advice, unwritten=advice, values=advice)
     with big_gpu_memory(12e9):  # no local holds the case, so its buffers go back after it
-        case = make_case(impl, (2, 1, 64, 64, 64), seed=14, hints=hints)
-        far = (2**31, 64, 64, 1)
+        case = make_case(impl, (3, 1, 64, 64, 64), seed=14, hints=hints)
+        far = (2**30 + 4096, 4096, 64, 1)
         if tensor == "q":
             q = case.inputs["q"].tensor
             case.inputs["q"] = Guarded.holding(q, strides=far)

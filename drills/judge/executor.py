@@ -600,6 +600,8 @@ class Executor:
             )
         if isinstance(value, dict) and "jit" in value:
             return self.kernel(str(value["jit"]))
+        if isinstance(value, dict) and isinstance(value.get("tuple"), list):
+            return tuple(self.argument(item, storages) for item in value["tuple"])
         if isinstance(value, dict) and "dtype" in value:
             dtype = constexpr_value(value, {})
             if dtype is None:

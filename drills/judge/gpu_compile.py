@@ -74,6 +74,8 @@ def _type_of(value) -> str:
         return "*" + _TRITON_DTYPES[value["tensor"]]
     if isinstance(value, dict) and _DESCRIPTOR.fullmatch(str(value.get("descriptor"))):
         return value["descriptor"]
+    if isinstance(value, dict) and isinstance(value.get("tuple"), list):
+        return tuple(_type_of(item) for item in value["tuple"])
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):
@@ -91,6 +93,8 @@ def constexpr_value(value, kernels: dict):
 
     if isinstance(value, dict) and "jit" in value:
         return kernels.get(str(value["jit"]))
+    if isinstance(value, dict) and isinstance(value.get("tuple"), list):
+        return tuple(constexpr_value(item, kernels) for item in value["tuple"])
     if isinstance(value, dict) and "dtype" in value:
         name = str(value["dtype"])
         torch_names = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
