@@ -634,9 +634,11 @@ class Runner:
         # a second call right after the first, in the same record (its own `out`): whatever
         # the first call leaves behind (a workspace) is there for the second
         again = message.get("again")
-        again_kwargs = None
+        again_kwargs, again_args = None, args
         if again is not None:
             again_kwargs = {k: materialise(v, buffers) for k, v in again.items()}
+        if message.get("again_args") is not None:
+            again_args = [materialise(a, buffers) for a in message["again_args"]]
         self.trace = trace = Trace(buffers)
         if message.get("benchmark"):
             forget_timings(self.module)
@@ -644,7 +646,7 @@ class Runner:
         try:
             with self.forced_config(message.get("config")), benchmarked, tracing(trace):
                 result = fn(*args, **kwargs)
-                again_result = None if again_kwargs is None else fn(*args, **again_kwargs)
+                again_result = None if again_kwargs is None else fn(*again_args, **again_kwargs)
         except PrunedAway as e:
             return {"pruned": str(e)[:300]}
         if ON_GPU:

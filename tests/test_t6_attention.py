@@ -295,13 +295,15 @@ def make_case(
     packed: bool = False,
     gaps: tuple[int, int] = (0, 0),
     out_heads_last: bool = False,
+    lse_gap: int = 0,
     check_lse: bool = False,
     hints: Hints = HINTS,
 ) -> Case:
     """An attention case, shape (batch, heads, seq_q, seq_k, head_dim), on randn inputs; q
     times q_scale, v plus v_shift. packed lays q, k and v out as views of packed qkv tensors;
     gaps puts canaries between the rows of q, k and v (gaps[0]) and of out (gaps[1]);
-    out_heads_last lays out as a view of a (batch, seq, heads, head_dim) tensor."""
+    out_heads_last lays out as a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts
+    canaries between lse's rows (one a head)."""
     batch, heads, seq_q, seq_k, head_dim = shape
     gen = generator(seed)
 
@@ -321,7 +323,7 @@ def make_case(
     out = Guarded(
         (batch, heads, seq_q, head_dim), dtype, output=True, row_gap=gaps[1], strides=out_strides
     )
-    lse = Guarded((batch, heads, seq_q), torch.float32, output=True)
+    lse = Guarded((batch, heads, seq_q), torch.float32, output=True, row_gap=lse_gap)
     used_scale = 1 / math.sqrt(head_dim) if scale is None else scale
     s = scores_of(q, k, used_scale, causal)
     expected, expected_lse = attention_of(s, v)
@@ -330,6 +332,7 @@ def make_case(
         (" packed qkv" if packed else "")
         + (f" row gaps {gaps[0]}/{gaps[1]}" if any(gaps) else "")
         + (" out heads-last" if out_heads_last else "")
+        + (f" lse row gap {lse_gap}" if lse_gap else "")
     )
     return Case(
         name=f"{batch}x{heads}x{seq_q}x{seq_k}x{head_dim} {DTYPE_NAMES[dtype]} seed={seed}"
@@ -552,11 +555,13 @@ def test_dtypes(impl, shape, dtype, v_shift):
     "shape, packed, gaps, heads_last",
     [
         pytest.param((2, 3, 70, 70, 32), True, (0, 0), False, id="packed-qkv"),
-        pytest.param((1, 2, 50, 90, 64), False, (24, 8), False, id="row-gaps-24/8"),
+        # lse's rows (one a head) further apart than seq_q, and its values checked
+        pytest.param((2, 2, 50, 90, 64), False, (24, 8), False, id="row-gaps-24/8"),
         pytest.param((2, 2, 70, 70, 32), True, (0, 0), True, id="packed-qkv-out-heads-last"),
     ],
 )
 def test_strides(impl, shape, packed, gaps, heads_last):
+    lse_gap = 5 if any(gaps) else 0
     case = make_case(
         impl,
         shape,
@@ -564,6 +569,8 @@ def test_strides(impl, shape, packed, gaps, heads_last):
         packed=packed,
         gaps=gaps,
         out_heads_last=heads_last,
+        lse_gap=lse_gap,
+        check_lse=bool(lse_gap),
         hints=STRIDE_HINTS,
     )
     run_case(dataclasses.replace(case, through_strides=True))

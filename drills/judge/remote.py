@@ -843,10 +843,12 @@ class RemoteFunction:
         config: int | dict | None = None,
         benchmark: bool = False,
         again: dict | None = None,
+        again_args: list | None = None,
     ) -> dict:
         """Call the function in the runner, on stand-ins of the judge's tensors: its record.
         With benchmark, autotune's timing runs of each config are in the record too; with
-        `again` (keyword arguments), a second call on the same arguments follows the first."""
+        `again` (keyword arguments), a second call follows the first, on `again_args` where
+        given, else on the same arguments."""
         return self.code.ask_runner(
             "call",
             self.__name__,
@@ -856,4 +858,5 @@ class RemoteFunction:
             config=config,
             benchmark=benchmark,
             again=again,
+            again_args=again_args,
         )

@@ -301,23 +301,29 @@ def watch(
     with_out: bool,
     fetch_into: list[torch.Tensor] | None = None,
     returns_wrong: Callable[[Returned], str | None] = lambda returned: None,
-    again: dict[str, Guarded] | None = None,
+    again: Case | None = None,
 ) -> Watched:
     """Call the case's function (with `out=`, and its extra outputs, if with_out) and run what
     it asked for on the case's buffers; with fetch_into, copy the tensors it returned there
     (one, or a tuple's, in order), unless returns_wrong finds fault with what it returned
-    first (the test fails with that message). With `again`, a second call on the same inputs,
-    into those outputs, follows the first in the same record."""
+    first (the test fails with that message). With `again`, a second call on that case's
+    inputs, into its outputs, follows the first in the same record."""
     kwargs = dict(case.kwargs)
     guarded = {name: g.tensor for name, g in case.inputs.items()}
     if with_out:
         for name, g in case.outputs().items():
             kwargs[name] = g.tensor
             guarded[name] = g.tensor
-    again_kwargs = None
+    again_kwargs = again_args = None
     if again is not None:
-        again_kwargs = kwargs | {name: g.tensor for name, g in again.items()}
-        guarded |= {f"{name} again": g.tensor for name, g in again.items()}
+        again_kwargs = kwargs | {name: g.tensor for name, g in again.outputs().items()}
+        again_args = [g.tensor for g in again.inputs.values()]
+        own = [id(g) for g in case.guarded().values()]
+        guarded |= {
+            f"{name} again": g.tensor
+            for name, g in again.guarded().items()
+            if id(g) not in own  # an input both calls take is guarded once
+        }
     args = [g.tensor for g in case.inputs.values()]
     config = case.config
     writers = None
@@ -325,7 +331,12 @@ def watch(
         writers = shared_empty(case.out.buffer.numel(), torch.int32, device())
     while True:
         reply = case.fn.call(
-            args, kwargs, config=config, benchmark=case.benchmarked, again=again_kwargs
+            args,
+            kwargs,
+            config=config,
+            benchmark=case.benchmarked,
+            again=again_kwargs,
+            again_args=again_args,
         )
         if reply.get("pruned"):
             raise ConfigPruned(str(reply["pruned"]))
@@ -705,32 +716,39 @@ def run_in_every_autotune_config(case: Case) -> None:
                 continue
 
 
-def run_twice(case: Case) -> None:
-    """Call the learner's function twice in a row on the same inputs, the second time into a
-    fresh output laid out like the first: both results must be right. What the first call
-    leaves behind (a workspace allocated once and zeroed only then, a cached tensor) reaches
-    the second, as it would in a program that calls the function in a loop."""
+def run_twice(case: Case, then: Case | None = None) -> None:
+    """Call the learner's function twice in a row: on the case, then on `then`'s inputs (other
+    values of the same shapes, as a program's next batch) or, without it, on the same inputs
+    again, each time into fresh outputs: both results must be right. What the first call
+    leaves behind (a workspace allocated once and zeroed only then, a cached tensor, a max
+    kept from the first inputs) reaches the second, as it would in a program that calls the
+    function in a loop."""
+    inputs = "the same inputs" if then is None else "other inputs of the same shapes"
+    if then is None:
+        extra = {name: dataclasses.replace(e, out=e.out.like()) for name, e in case.extra.items()}
+        then = dataclasses.replace(case, out=case.out.like(), extra=extra)
     before = {name: g.snapshot() for name, g in case.inputs.items()}
-    second = {name: g.like() for name, g in case.outputs().items()}
-    watched = watch(case, with_out=True, again=second)
+    before_then = {name: g.snapshot() for name, g in then.inputs.items()}
+    watched = watch(case, with_out=True, again=then)
     found = failure(case, watched, before)
     if found:
         fail(found.kind, found.message, f"{case.name}, the first of two calls", found.tiles)
     # autotune's cache answers the second call of a shape: nothing is timed
-    extra = {name: dataclasses.replace(e, out=second[name]) for name, e in case.extra.items()}
     found = failure(
-        dataclasses.replace(case, out=second[case.out_name], extra=extra, benchmarked=False),
+        dataclasses.replace(
+            then, benchmarked=False, config=case.config, launched_with=case.launched_with
+        ),
         dataclasses.replace(watched, returned=watched.again, writers=None),
-        before,
+        before_then,
     )
     if found and case.config is not None and not case.benchmarked:
         fail(found.kind, f"{found.message}\n{CONFIG_ALONE_ADVICE}", case.name, found.tiles)
     if found:
         fail(
             Kind.SECOND_CALL,
-            "the first of two calls in a row was right, the second (the same inputs, a fresh "
+            f"the first of two calls in a row was right, the second ({inputs}, a fresh "
             f"`out`) was not: {found.message}\n{SECOND_CALL_ADVICE}",
-            case.name,
+            then.name,
             found.tiles,
         )
 
@@ -748,8 +766,9 @@ CONFIG_ALONE_ADVICE = (
 )
 SECOND_CALL_ADVICE = (
     "Something the first call left behind changed the second: a tensor kept between calls (a "
-    "workspace allocated once, a cached output) must be zeroed or rewritten in every call, "
-    "before the kernel uses it."
+    "workspace allocated once, a cached output, a max merged into with atomics) must be "
+    "zeroed, or reset to its starting value, or rewritten in every call, before the kernel "
+    "uses it."
 )
 
 
