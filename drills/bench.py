@@ -185,11 +185,14 @@ def _interleaved_ms(fns: list[Callable], refresh) -> list[float]:
 
 
 def refresher(args: tuple) -> Callable[[], None]:
-    """New values, in place, for a benchmark's inputs (every drill's are drawn from randn)."""
+    """New values, in place, for a benchmark's tensor inputs (every drill's are drawn from
+    randn); its other arguments (attention's causal) stay as they are."""
+    import torch
 
     def refresh() -> None:
         for t in args:
-            t.normal_()
+            if isinstance(t, torch.Tensor):
+                t.normal_()
 
     return refresh
 

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 import torch
 
-from drills import spec
+from drills import runtime, spec
 from drills.judge.testing import (
     DTYPE_NAMES,
     Case,
@@ -60,6 +60,20 @@ HINTS = Hints(
     values="softmax(x)_i = exp(x_i - max(x)) / sum_j exp(x_j - max(x)), with the max and the "
     "sum taken over one whole row and nothing else.",
 )
+
+
+def fused_scale_note(x: torch.Tensor) -> str:
+    """On a GPU, for rows far below -1e30: the other kernel that leaves NaN there."""
+    if not runtime.current().is_gpu or float(x.float().max()) > -1e30:
+        return ""
+    return (
+        " Or, on a GPU: a kernel that multiplies x by log2(e) for exp2 before it subtracts the "
+        "max gets NaN here too. The compiler fuses x * log2(e) - max into one FMA, whose "
+        "unrounded product misses the rounded max by up to 2^97 near 1e36: subtract the max "
+        "first, then scale, exp2((x - max) * log2(e))."
+    )
+
+
 PAD_HINTS = dataclasses.replace(
     HINTS,
     values="Masked lanes must load -inf: with other=0, each padding lane adds exp(0 - max) to "
@@ -206,7 +220,7 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     f"and 0 / 0 is NaN: the max was taken over the {lanes} masked lanes past "
                     "n_cols, loaded as 0, or a running max started at 0. Load masked lanes as "
                     "-inf, tl.load(..., other=-float('inf')), and start a running max at -inf, "
-                    "so that only the row's own values make its max."
+                    "so that only the row's own values make its max." + fused_scale_note(x)
                 )
         if isinstance(block, int) and 0 < block < n_cols and left(unrescaled_online(x, block)):
             return (
