@@ -85,6 +85,13 @@ CAUSAL_HINTS = dataclasses.replace(
     values="With causal=True, query i sees keys 0..i: scores where key > query are -inf. The "
     "loop may stop after the block holding the program's last query, but not before it.",
 )
+LSE_HINTS = dataclasses.replace(
+    HINTS,
+    values="lse[b, h, i] is log(sum over keys j of exp(scale * q_i . k_j)): the row's max "
+    "after its last block of keys plus the log of its running sum, m + log(l), in the loop's "
+    "base; from base 2, (m + log2(l)) / log2(e). Store it in fp32 at b * lse.stride(0) + h * "
+    "lse.stride(1) + i.",
+)
 OWN_STRIDES = (
     "q, k, v and out each have their own strides: element (b, h, i, d) of q is at b * "
     "q.stride(0) + h * q.stride(1) + i * q.stride(2) + d. Pass all of them: in a packed qkv "
@@ -128,10 +135,14 @@ def blockwise(
     rescale_acc: bool = True,
     rescale_sum: bool = True,
     pad_score: float | None = None,
+    pad_in_max_only: bool = False,
+    p_dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """The output a kernel computes walking the keys in blocks of block_n, with one of the
     online softmax's steps left out; pad_score is what the last, partial block's missing keys
-    score (their v being 0) where a kernel pads them with a number instead of -inf."""
+    score (their v being 0) where a kernel pads them with a number instead of -inf, in the max
+    alone where pad_in_max_only (a max taken before the mask). p goes to the second dot in
+    p_dtype, as a kernel converts it to v's (where it underflows, it adds nothing)."""
     v = v.double()
     running_max = torch.full(s.shape[:-1], -math.inf, dtype=s.dtype, device=s.device)
     running_sum = torch.zeros_like(running_max)
@@ -139,14 +150,17 @@ def blockwise(
     for start in range(0, s.shape[-1], block_n):
         block, values = s[..., start : start + block_n], v[..., start : start + block_n, :]
         missing = block_n - block.shape[-1]
+        for_max = block
         if pad_score is not None and missing:
-            block = torch.nn.functional.pad(block, (0, missing), value=pad_score)
-            values = torch.nn.functional.pad(values, (0, 0, 0, missing))
-        new_max = torch.maximum(running_max, block.amax(dim=-1))
+            for_max = torch.nn.functional.pad(block, (0, missing), value=pad_score)
+            if not pad_in_max_only:
+                block = for_max
+                values = torch.nn.functional.pad(values, (0, 0, 0, missing))
+        new_max = torch.maximum(running_max, for_max.amax(dim=-1))
         alpha = torch.exp(running_max - new_max)
         p = torch.exp(block - new_max[..., None])
         running_sum = (running_sum * alpha if rescale_sum else running_sum) + p.sum(dim=-1)
-        acc = (acc * alpha[..., None] if rescale_acc else acc) + p @ values
+        acc = (acc * alpha[..., None] if rescale_acc else acc) + p.to(p_dtype).double() @ values
         running_max = new_max
     return acc / running_sum[..., None]
 
@@ -170,6 +184,13 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "1 / sqrt(head_dim) unless the call gives one. Multiply the scores by it "
                 "(times log2(e) where you use exp2) before the max."
             )
+        if left(attention_of(scores_of(q, k, scale * LOG2_E, causal), v)[0]):
+            return (
+                "the scores were scaled by log2(e) for exp2, but went to exp: multiply by "
+                "log2(e) only where you use tl.math.exp2, for the max and the sum alike."
+            )
+        if scale not in (0.0, 1.0) and left(attention_of(scores_of(q, k, scale**2, causal), v)[0]):
+            return "the scores were scaled twice (scale * scale): apply the scale once."
         if left(attention_of(scores_of(q, k, scale * math.log(2), causal), v)[0]):
             return (
                 "the scores went to exp2 scaled for exp: exp2(x) is exp(x * ln 2), so a "
@@ -228,11 +249,26 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                     "at all: loop up to min(seq_k, start_m + BLOCK_M), the end of the program's "
                     "last query."
                 )
-        if s.shape[-1] % block_n and left(blockwise(s, v, block_n, pad_score=0.0)):
+        partial = s.shape[-1] % block_n
+        if partial and left(blockwise(s, v, block_n, pad_score=0.0)):
             return (
                 f"the keys past seq_k in the last block of {block_n} scored 0, not -inf: each "
                 "added exp(0 - max) to the sum. Set the scores of keys >= seq_k to -inf "
                 "(tl.where) before the max."
+            )
+        before_mask = blockwise(s, v, block_n, pad_score=0.0, pad_in_max_only=True, p_dtype=dtype)
+        if partial and left(before_mask):
+            return (
+                "the row's max was taken before the mask: the keys past seq_k in the last "
+                "block scored q . 0 = 0, far above a row whose scores are all below 0, and "
+                "every exp(score - max) of the row underflowed. Apply tl.where(..., -inf) to "
+                "the scores first, then take the max."
+            )
+        whole = s.shape[-1] - (partial or block_n)
+        if whole and left(attention_of(s[..., :whole], v[..., :whole, :])[0]):
+            return (
+                f"the loop over keys stopped a block short: it never took the last {partial or block_n} "
+                "keys. range(0, seq_k, BLOCK_N) visits the last, partial block too."
             )
         if left(blockwise(s, v, block_n, rescale_acc=False)):
             return (
@@ -299,39 +335,54 @@ def make_case(
     causal: bool = False,
     scale: float | None = None,
     q_scale: float = 1.0,
+    q_shift: float = 0.0,
+    k_shift: float = 0.0,
     v_shift: float = 0.0,
     packed: bool = False,
+    v_packed: bool | None = None,
     gaps: tuple[int, int] = (0, 0),
     out_heads_last: bool = False,
     lse_gap: int = 0,
+    lse_batch_gap: int = 0,
     check_lse: bool = False,
     hints: Hints = HINTS,
 ) -> Case:
     """An attention case, shape (batch, heads, seq_q, seq_k, head_dim), on randn inputs; q
-    times q_scale, v plus v_shift. packed lays q, k and v out as views of packed qkv tensors;
-    gaps puts canaries between the rows of q, k and v (gaps[0]) and of out (gaps[1]);
-    out_heads_last lays out as a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts
-    canaries between lse's rows (one a head)."""
+    times q_scale plus q_shift, k plus k_shift, v plus v_shift. packed lays q, k and v out as
+    views of packed qkv tensors (v alone as v_packed says, where given); gaps puts canaries
+    between the rows of q, k and v (gaps[0]) and of out (gaps[1]); out_heads_last lays out as
+    a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts canaries between lse's rows
+    (one a head), and lse_batch_gap more between its batches."""
     batch, heads, seq_q, seq_k, head_dim = shape
     gen = generator(seed)
 
     def randn(seq: int) -> torch.Tensor:
         return torch.randn(batch, heads, seq, head_dim, generator=gen, device=device())
 
-    q, k, v = randn(seq_q) * q_scale, randn(seq_k), randn(seq_k) + v_shift
+    q = randn(seq_q) * q_scale + q_shift
+    k, v = randn(seq_k) + k_shift, randn(seq_k) + v_shift
     q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
 
-    def laid_out(values: torch.Tensor, seq: int) -> Guarded:
-        if packed:
+    def laid_out(values: torch.Tensor, seq: int, as_packed: bool) -> Guarded:
+        if as_packed:
             return Guarded.holding(values, strides=packed_strides(heads, seq, head_dim))
         return Guarded.holding(values, row_gap=gaps[0])
 
-    inputs = {"q": laid_out(q, seq_q), "k": laid_out(k, seq_k), "v": laid_out(v, seq_k)}
+    inputs = {
+        "q": laid_out(q, seq_q, packed),
+        "k": laid_out(k, seq_k, packed),
+        "v": laid_out(v, seq_k, packed if v_packed is None else v_packed),
+    }
     out_strides = packed_strides(heads, seq_q, head_dim, slots=1) if out_heads_last else None
     out = Guarded(
         (batch, heads, seq_q, head_dim), dtype, output=True, row_gap=gaps[1], strides=out_strides
     )
-    lse = Guarded((batch, heads, seq_q), torch.float32, output=True, row_gap=lse_gap)
+    lse_strides = None
+    if lse_batch_gap:
+        lse_strides = (heads * (seq_q + lse_gap) + lse_batch_gap, seq_q + lse_gap, 1)
+    lse = Guarded(
+        (batch, heads, seq_q), torch.float32, output=True, row_gap=lse_gap, strides=lse_strides
+    )
     used_scale = 1 / math.sqrt(head_dim) if scale is None else scale
     s = scores_of(q, k, used_scale, causal)
     expected, expected_lse = attention_of(s, v)
@@ -340,13 +391,16 @@ def make_case(
         (" packed qkv" if packed else "")
         + (f" row gaps {gaps[0]}/{gaps[1]}" if any(gaps) else "")
         + (" out heads-last" if out_heads_last else "")
+        + (" v packed" if v_packed and not packed else "")
         + (f" lse row gap {lse_gap}" if lse_gap else "")
+        + (f" lse batch gap {lse_batch_gap}" if lse_batch_gap else "")
     )
     return Case(
         name=f"{batch}x{heads}x{seq_q}x{seq_k}x{head_dim} {DTYPE_NAMES[dtype]} seed={seed}"
         + (" causal" if causal else "")
         + (f" scale={scale:g}" if scale is not None else "")
         + (f" q*{q_scale:g}" if q_scale != 1 else "")
+        + (f" q{q_shift:+g} k{k_shift:+g}" if q_shift or k_shift else "")
         + (f" v+{v_shift:g}" if v_shift else "")
         + layout,
         fn=impl.attention,
@@ -366,6 +420,7 @@ def make_case(
                 lse,
                 expected_lse.float(),
                 LSE_TOLERANCES[dtype],
+                hints=LSE_HINTS,
                 diagnose=lse_mistake(s, LSE_TOLERANCES[dtype]),
                 checked=check_lse,
             )
@@ -458,6 +513,15 @@ def test_masks_the_tails(impl, shape):
 
 
 @check("tails")
+def test_masks_the_keys_before_the_max(impl):
+    # every score near -70 and a partial last block of keys: a max taken before the mask
+    # counts the missing keys' scores, q . 0 = 0, far above the row's own, and every p of the
+    # row underflows
+    shape = (1, 1, 50, 77, 64)
+    run_case(make_case(impl, shape, seed=2, q_shift=-3.0, k_shift=3.0, hints=TAIL_HINTS))
+
+
+@check("tails")
 def test_tails_in_every_autotune_config(impl):
     # a kernel autotuned over its blocks may run with any config: each must mask its tails
     run_in_every_autotune_config(make_case(impl, (1, 1, 100, 77, 32), seed=2, hints=TAIL_HINTS))
@@ -513,6 +577,8 @@ def test_causal_in_every_autotune_config(impl):
     [
         pytest.param((1, 2, 80, 80, 32), 0.3, id="scale=0.3"),
         pytest.param((1, 1, 80, 80, 64), 1.0, id="scale=1"),
+        # every key weighs the same: a scale of 0 is a scale, not "none given"
+        pytest.param((1, 1, 80, 70, 32), 0.0, id="scale=0"),
         # the default, 1 / sqrt(80), is not 1 / sqrt(128), the padded BLOCK_D's
         pytest.param((1, 1, 80, 80, 80), None, id="default-head_dim-80"),
     ],
@@ -563,22 +629,25 @@ def test_dtypes(impl, shape, dtype, v_shift):
     "shape, packed, gaps, heads_last",
     [
         pytest.param((2, 3, 70, 70, 32), True, (0, 0), False, id="packed-qkv"),
-        # lse's rows (one a head) further apart than seq_q, and its values checked
+        # lse's rows (one a head) further apart than seq_q, its batches further still, and its
+        # values checked; v a view of packed qkv where k is not
         pytest.param((2, 2, 50, 90, 64), False, (24, 8), False, id="row-gaps-24/8"),
         pytest.param((2, 2, 70, 70, 32), True, (0, 0), True, id="packed-qkv-out-heads-last"),
     ],
 )
 def test_strides(impl, shape, packed, gaps, heads_last):
-    lse_gap = 5 if any(gaps) else 0
+    apart = any(gaps)
     case = make_case(
         impl,
         shape,
         seed=9,
         packed=packed,
+        v_packed=True if apart else None,
         gaps=gaps,
         out_heads_last=heads_last,
-        lse_gap=lse_gap,
-        check_lse=bool(lse_gap),
+        lse_gap=5 if apart else 0,
+        lse_batch_gap=11 if apart else 0,
+        check_lse=apart,
         hints=STRIDE_HINTS,
     )
     run_case(dataclasses.replace(case, through_strides=True))
@@ -641,7 +710,9 @@ def test_allocates_its_results(impl, dtype, packed):
     )
     hints = dataclasses.replace(HINTS, values=own_strides) if packed else HINTS
     case = make_case(impl, (1, 2, 64, 64, 32), dtype, seed=12, packed=packed, check_lse=True)
-    check_allocates(dataclasses.replace(case, hints=hints))
+    # then a second call on other inputs: the first call's results must still be its own
+    then = make_case(impl, (1, 2, 64, 64, 32), dtype, seed=13, packed=packed, check_lse=True)
+    check_allocates(dataclasses.replace(case, hints=hints), then)
 
 
 @check("compiles")

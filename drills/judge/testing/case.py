@@ -185,6 +185,10 @@ class Case:
             r.is_view_of(t) for r, t in zip(returned.items, tensors, strict=True)
         )
 
+    def outputs_expected(self) -> dict[str, torch.Tensor]:
+        """What each output should hold, by its keyword."""
+        return {self.out_name: self.expected} | {n: e.expected for n, e in self.extra.items()}
+
     def reset_outputs(self) -> None:
         for g in self.outputs().values():
             g.reset()
@@ -316,7 +320,9 @@ def watch(
             guarded[name] = g.tensor
     again_kwargs = again_args = None
     if again is not None:
-        again_kwargs = kwargs | {name: g.tensor for name, g in again.outputs().items()}
+        # the second call is given outputs where the first is
+        given = again.outputs() if with_out else {}
+        again_kwargs = kwargs | {name: g.tensor for name, g in given.items()}
         again_args = [g.tensor for g in again.inputs.values()]
         own = [id(g) for g in case.guarded().values()]
         guarded |= {
@@ -549,10 +555,13 @@ def strides_sidestepped(case: Case, watched: Watched) -> tuple[Kind, str] | None
     )
 
 
-def check_allocates(case: Case) -> None:
+def check_allocates(case: Case, then: Case | None = None) -> None:
     """Call the learner's function without out= (nor its extra outputs): it must launch its
     kernel and return a new tensor (a tuple of them, with extras) with the expected shape,
-    dtype, device and values, leaving the inputs alone."""
+    dtype, device and values, leaving the inputs alone. With `then`, a second call without
+    out= on then's inputs follows in the same record, and the first call's results must still
+    hold its own values afterwards (a result kept between calls and handed out again does
+    not)."""
     names = list(case.outputs())
     call = f"{case.fn.__name__}({', '.join(case.inputs)}) without {'= or '.join(names)}="
     before = {name: g.snapshot() for name, g in case.inputs.items()}
@@ -598,7 +607,9 @@ def check_allocates(case: Case) -> None:
                 return wrong
         return None
 
-    watched = watch(case, with_out=False, fetch_into=results, returns_wrong=returns_wrong)
+    watched = watch(
+        case, with_out=False, fetch_into=results, returns_wrong=returns_wrong, again=then
+    )
     for name, guarded in case.inputs.items():
         if guarded.changed_since(before[name]):
             failed(
@@ -613,6 +624,8 @@ def check_allocates(case: Case) -> None:
             if why:
                 failed(why[0], why[1] + read_in_source(c))
             advice = c.diagnose(launch, result) or values_advice(result, c.expected, c.hints)
+            if then is not None and compare(result, then.outputs_expected()[name], c.tol) is None:
+                advice = REUSED_RESULT_ADVICE
             kept = KEPT_ADVICE if watched.kept else ""
             in_it = f" as `{name}`" if case.extra else ""
             failed(Kind.WRONG_VALUES, f"returned wrong values{in_it}.\n{report}\n{advice}{kept}")
@@ -753,6 +766,11 @@ def run_twice(case: Case, then: Case | None = None) -> None:
         )
 
 
+REUSED_RESULT_ADVICE = (
+    "After a second call without out=, on other inputs, the first call's result held the "
+    "second's values: the function handed out the same tensor twice (a result kept between "
+    "calls, by shape). Allocate a new result on every call; a caller keeps the first."
+)
 KEPT_ADVICE = (
     "\nThe call used a tensor it did not make (a tensor kept between calls, or one made "
     "outside torch): the judge cannot know what it held, and starts it as NaN, like new "

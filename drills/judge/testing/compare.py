@@ -211,11 +211,16 @@ def compare(
 
 def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
     """Whether `got` is what a mistake computes: NaN in the same places (a mistake may leave
-    some: 0 / 0, a read of the padding), and close elsewhere."""
+    some: 0 / 0, a read of the padding), the same infinities (an overflow), and close
+    elsewhere. An infinity is matched only by itself: a relative tolerance of it would allow
+    any finite number."""
     candidate = candidate.to(got.dtype).to(got.device)
     number = ~torch.isnan(candidate)
     same_nan = torch.equal(torch.isnan(got), ~number)
-    return same_nan and compare(got[number], candidate[number], tol) is None
+    infinite = torch.isinf(candidate)
+    same_inf = torch.equal(got[infinite], candidate[infinite])
+    finite = number & ~infinite
+    return same_nan and same_inf and compare(got[finite], candidate[finite], tol) is None
 
 
 def matches_reads(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
