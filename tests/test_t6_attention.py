@@ -189,8 +189,10 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "the scores were scaled by log2(e) for exp2, but went to exp: multiply by "
                 "log2(e) only where you use tl.math.exp2, for the max and the sum alike."
             )
-        if scale not in (0.0, 1.0) and left(attention_of(scores_of(q, k, scale**2, causal), v)[0]):
-            return "the scores were scaled twice (scale * scale): apply the scale once."
+        # twice: scale * scale, or with exp2, (scale * log2(e))^2 in base 2
+        for twice in (scale**2, scale**2 * LOG2_E):
+            if scale not in (0.0, 1.0) and left(attention_of(scores_of(q, k, twice, causal), v)[0]):
+                return "the scores were scaled twice: apply the scale (times log2(e)) once."
         if left(attention_of(scores_of(q, k, scale * math.log(2), causal), v)[0]):
             return (
                 "the scores went to exp2 scaled for exp: exp2(x) is exp(x * ln 2), so a "
@@ -264,11 +266,13 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "every exp(score - max) of the row underflowed. Apply tl.where(..., -inf) to "
                 "the scores first, then take the max."
             )
-        whole = s.shape[-1] - (partial or block_n)
+        left_out = partial or block_n
+        whole = s.shape[-1] - left_out
         if whole and left(attention_of(s[..., :whole], v[..., :whole, :])[0]):
+            keys = "key" if left_out == 1 else f"{left_out} keys"
             return (
-                f"the loop over keys stopped a block short: it never took the last {partial or block_n} "
-                "keys. range(0, seq_k, BLOCK_N) visits the last, partial block too."
+                f"the loop over keys stopped a block short: it never took the last {keys}. "
+                "range(0, seq_k, BLOCK_N) visits the last, partial block too."
             )
         if left(blockwise(s, v, block_n, rescale_acc=False)):
             return (
