@@ -131,18 +131,24 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
 
 def _take_turns(name, steps, log):
     """A process of its own, forked after the parent opened the locks: step through `steps`,
-    logging what it reached."""
+    logging what it reached and when (a queue's puts from several processes may arrive out of
+    the order they were made in: each is sent by a thread of its own)."""
     from drills.judge.testing import suite
 
     with suite.gpu_case():
-        log.put(f"{name} case")
+        log.put((time.monotonic(), f"{name} case"))
         if "together" in steps:  # each holds its share before either asks for the lock alone
             steps["together"].wait(10)
         if "big" in steps:
             with suite._alone_on_the_gpu():
-                log.put(f"{name} alone")
+                log.put((time.monotonic(), f"{name} alone"))
         if "hold" in steps:
             steps["hold"].wait(10)
+
+
+def _reached(log, n: int) -> list[str]:
+    """The next n steps the processes logged, in the order they reached them."""
+    return [what for _, what in sorted(log.get(timeout=10) for _ in range(n))]
 
 
 def _fork_taking_turns(name, steps, log):
@@ -205,9 +211,9 @@ def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
     fork = multiprocessing.get_context("fork")
     log, release = fork.Queue(), fork.Event()
     under_way = _fork_taking_turns("under way", {"hold": release}, log)
-    assert log.get(timeout=10) == "under way case"
+    assert _reached(log, 1) == ["under way case"]
     big = _fork_taking_turns("big", {"big": True}, log)
-    assert log.get(timeout=10) == "big case"
+    assert _reached(log, 1) == ["big case"]
     # the later case starts once the big one holds the turnstile, waiting for the lock alone
     turnstile = locks_opened_here / "drills-locks" / "big-gpu-memory.turnstile"
     assert _comes_to_be(lambda: _held(turnstile)), "the big case never reached the turnstile"
@@ -215,7 +221,7 @@ def test_a_big_gpu_case_runs_while_no_other_case_does_and_new_cases_wait_for_it(
     with pytest.raises(queue.Empty):  # both wait on the case under way
         log.get(timeout=1)
     release.set()
-    assert [log.get(timeout=10) for _ in range(2)] == ["big alone", "later case"]
+    assert _reached(log, 2) == ["big alone", "later case"]
     for p in (under_way, big, later):
         p.join(10)
         assert p.exitcode == 0
@@ -230,7 +236,7 @@ def test_two_big_gpu_cases_at_once_take_turns_rather_than_wait_on_each_other(loc
     log, together = fork.Queue(), fork.Barrier(2)
     steps = {"big": True, "together": together}
     bigs = [_fork_taking_turns(name, steps, log) for name in ("first", "second")]
-    reached = sorted(log.get(timeout=10) for _ in range(4))
+    reached = sorted(_reached(log, 4))
     assert reached == ["first alone", "first case", "second alone", "second case"]
     for p in bigs:
         p.join(10)
