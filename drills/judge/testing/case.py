@@ -460,6 +460,14 @@ def past_the_end(case: Case, name: str) -> str:
     )
 
 
+def only_copied_from(watched: Watched, t: torch.Tensor) -> bool:
+    """Whether the record copied out of `t` and never into it."""
+    ref = buffer_ref(t)
+    return any(ref_of(c.get("from")) == ref for c in watched.copies) and not any(
+        ref_of(c.get("into")) == ref for c in watched.copies
+    )
+
+
 def copies_touching(watched: Watched, tensors: list[torch.Tensor]) -> int:
     """How many copies of the record read or wrote one of these tensors (the operands, out)."""
     refs = {buffer_ref(t) for t in tensors}
@@ -958,17 +966,27 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
     owner = lambda idx: case.owner(launch, idx)
     unwritten = case.out.never_written()
     if bool(unwritten.any()):
-        if (
+        untouched = (
             bool(unwritten.all())
             and watched.launches
             and not any(launch.touches(out) for launch in watched.launches)
-            and not copies_touching(watched, [out])
-        ):
+        )
+        if untouched and not copies_touching(watched, [out]):
             return True, Verdict(
                 Kind.NO_LAUNCH,
                 (
                     f"no kernel launch was given the output tensor `{out_name}`: the kernel "
                     f"must write the result into `{out_name}`."
+                ),
+            )
+        if untouched and only_copied_from(watched, out):
+            return True, Verdict(
+                Kind.NEVER_WRITTEN,
+                (
+                    f"the kernels wrote into a copy of `{out_name}` ({out_name}.contiguous(), "
+                    f".clone(), ...), never into `{out_name}` itself, whose elements all still "
+                    f"hold the judge's fill: pass `{out_name}` and its strides "
+                    f"({out_name}.stride()) to the kernel, or copy the result back into it."
                 ),
             )
         flat = torch.nonzero(unwritten.flatten()).flatten()
