@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_self_exports import run_autograder, unpack_bundle  # pytest collects it, from tests/
 
-from drills import catalog, cli, processes, resources, runtime
+from drills import catalog, cli, limits, processes, resources, runtime
 
 ROOT = catalog.ROOT
 INTERPRETER = runtime.Runtime("interpreter", "cpu", "CPU interpreter")
@@ -200,3 +200,30 @@ def test_the_judge_and_what_it_starts_go_before_the_grader_when_memory_runs_out(
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "1000"  # inherited by every process the judge starts
+
+
+class _Item:
+    """What give_whole_drills_the_gpus_limit reads of a pytest item: its markers."""
+
+    def __init__(self, *markers: pytest.MarkDecorator):
+        self.markers = [m.mark for m in markers]
+
+    def get_closest_marker(self, name: str):
+        return next((m for m in reversed(self.markers) if m.name == name), None)
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None:
+        self.markers.append(marker.mark)
+
+
+def test_on_a_gpu_a_test_that_grades_whole_drills_has_the_drills_limit():
+    from conftest import give_whole_drills_the_gpus_limit  # tests/conftest.py, on the path
+
+    grades, own, quick = (
+        _Item(pytest.mark.slow),
+        _Item(pytest.mark.slow, pytest.mark.timeout(900)),
+        _Item(),
+    )
+    give_whole_drills_the_gpus_limit([grades, own, quick])
+    assert grades.get_closest_marker("timeout").args == (limits.DRILL_LIMIT["gpu"] + 60,)
+    assert own.get_closest_marker("timeout").args == (900,)
+    assert quick.get_closest_marker("timeout") is None
