@@ -345,6 +345,7 @@ def make_case(
     packed: bool = False,
     v_packed: bool | None = None,
     gaps: tuple[int, int] = (0, 0),
+    k_gap: int | None = None,
     out_heads_last: bool = False,
     lse_gap: int = 0,
     lse_batch_gap: int = 0,
@@ -354,7 +355,8 @@ def make_case(
     """An attention case, shape (batch, heads, seq_q, seq_k, head_dim), on randn inputs; q
     times q_scale plus q_shift, k plus k_shift, v plus v_shift. packed lays q, k and v out as
     views of packed qkv tensors (v alone as v_packed says, where given); gaps puts canaries
-    between the rows of q, k and v (gaps[0]) and of out (gaps[1]); out_heads_last lays out as
+    between the rows of q, k and v (gaps[0], or k_gap for k where given) and of out (gaps[1]);
+    out_heads_last lays out as
     a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts canaries between lse's rows
     (one a head), and lse_batch_gap more between its batches."""
     batch, heads, seq_q, seq_k, head_dim = shape
@@ -367,15 +369,15 @@ def make_case(
     k, v = randn(seq_k) + k_shift, randn(seq_k) + v_shift
     q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
 
-    def laid_out(values: torch.Tensor, seq: int, as_packed: bool) -> Guarded:
+    def laid_out(values: torch.Tensor, seq: int, as_packed: bool, gap: int) -> Guarded:
         if as_packed:
             return Guarded.holding(values, strides=packed_strides(heads, seq, head_dim))
-        return Guarded.holding(values, row_gap=gaps[0])
+        return Guarded.holding(values, row_gap=gap)
 
     inputs = {
-        "q": laid_out(q, seq_q, packed),
-        "k": laid_out(k, seq_k, packed),
-        "v": laid_out(v, seq_k, packed if v_packed is None else v_packed),
+        "q": laid_out(q, seq_q, packed, gaps[0]),
+        "k": laid_out(k, seq_k, packed, gaps[0] if k_gap is None else k_gap),
+        "v": laid_out(v, seq_k, packed if v_packed is None else v_packed, gaps[0]),
     }
     out_strides = packed_strides(heads, seq_q, head_dim, slots=1) if out_heads_last else None
     out = Guarded(
@@ -394,6 +396,7 @@ def make_case(
     layout = (
         (" packed qkv" if packed else "")
         + (f" row gaps {gaps[0]}/{gaps[1]}" if any(gaps) else "")
+        + (f" k row gap {k_gap}" if k_gap is not None and not packed else "")
         + (" out heads-last" if out_heads_last else "")
         + (" v packed" if v_packed and not packed else "")
         + (f" lse row gap {lse_gap}" if lse_gap else "")
@@ -588,7 +591,8 @@ def test_causal_in_every_autotune_config(impl):
     ],
 )
 def test_scale(impl, shape, scale):
-    run_case(make_case(impl, shape, seed=6, scale=scale))
+    # the log-sum-exp too: it is of the scaled scores
+    run_case(make_case(impl, shape, seed=6, scale=scale, check_lse=True))
 
 
 @check("lse")
@@ -634,7 +638,8 @@ def test_dtypes(impl, shape, dtype, v_shift):
     [
         pytest.param((2, 3, 70, 70, 32), True, (0, 0), False, id="packed-qkv"),
         # lse's rows (one a head) further apart than seq_q, its batches further still, and its
-        # values checked; v a view of packed qkv where k is not
+        # values checked; k's rows further apart than q's, and v a view of packed qkv: no two
+        # of q, k and v share their strides
         pytest.param((2, 2, 50, 90, 64), False, (24, 8), False, id="row-gaps-24/8"),
         pytest.param((2, 2, 70, 70, 32), True, (0, 0), True, id="packed-qkv-out-heads-last"),
     ],
@@ -648,6 +653,7 @@ def test_strides(impl, shape, packed, gaps, heads_last):
         packed=packed,
         v_packed=True if apart else None,
         gaps=gaps,
+        k_gap=40 if apart else None,
         out_heads_last=heads_last,
         lse_gap=5 if apart else 0,
         lse_batch_gap=11 if apart else 0,
