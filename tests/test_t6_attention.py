@@ -356,9 +356,8 @@ def make_case(
     times q_scale plus q_shift, k plus k_shift, v plus v_shift. packed lays q, k and v out as
     views of packed qkv tensors (v alone as v_packed says, where given); gaps puts canaries
     between the rows of q, k and v (gaps[0], or k_gap for k where given) and of out (gaps[1]);
-    out_heads_last lays out as
-    a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts canaries between lse's rows
-    (one a head), and lse_batch_gap more between its batches."""
+    out_heads_last lays out as a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts
+    canaries between lse's rows (one a head), and lse_batch_gap more between its batches."""
     batch, heads, seq_q, seq_k, head_dim = shape
     gen = generator(seed)
 
