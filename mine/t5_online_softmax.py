@@ -6,8 +6,9 @@ several programs, each reducing its part to a (max, sum) pair, and the combine s
 the pairs into the row's; a second kernel, launched after the first, as the way programs wait
 for each other.
 Contract: x is 2-D with a contiguous last dimension (rows may be strided), fp32, fp16 or bf16,
-rows of any length; parts, when given, is how many programs share each row (at least 1; a part
-may be empty). Returns softmax over the last dimension, in x's dtype, computed in fp32.
+rows of any length, -inf where a value is masked (each row has a finite one); parts, when given,
+is how many programs share each row (at least 1; a part may be empty). Returns softmax over the
+last dimension, in x's dtype, computed in fp32.
 Lesson: content/t5_online_softmax.md
 """
 
@@ -41,7 +42,8 @@ def part_stats_kernel(
     # TODO(t5.3): walk the part in blocks of BLOCK_SIZE columns; for each block, load it
     #             (row r starts at x_ptr + r * stride_x_row) masked, padding with -inf, in fp32,
     #             take the new max, rescale the running sum to it (* exp(old max - new max)),
-    #             and add the block's sum of exp(x - new max)
+    #             and add the block's sum of exp(x - new max); while the max is still -inf
+    #             (only masked values so far), subtract 0 instead of it (-inf - -inf is NaN)
     # TODO(t5.4): store the part's max and sum at [row, part] of max_ptr and sum_ptr
     pass
 

@@ -6,8 +6,9 @@ several programs, each reducing its part to a (max, sum) pair, and the combine s
 the pairs into the row's; a second kernel, launched after the first, as the way programs wait
 for each other.
 Contract: x is 2-D with a contiguous last dimension (rows may be strided), fp32, fp16 or bf16,
-rows of any length; parts, when given, is how many programs share each row (at least 1; a part
-may be empty). Returns softmax over the last dimension, in x's dtype, computed in fp32.
+rows of any length, -inf where a value is masked (each row has a finite one); parts, when given,
+is how many programs share each row (at least 1; a part may be empty). Returns softmax over the
+last dimension, in x's dtype, computed in fp32.
 Lesson: content/t5_online_softmax.md
 """
 
@@ -46,10 +47,11 @@ def part_stats_kernel(
         # padding lanes load -inf: exp(-inf) adds 0 to the sum, and -inf never wins the max
         x = tl.load(row_start + cols, mask=cols < end, other=-float("inf")).to(tl.float32)
         new_max = tl.maximum(running_max, tl.max(x, axis=0))
+        # while the part has shown only -inf (masked logits), the max is -inf too, and x - max
+        # would be -inf - (-inf), NaN: subtract 0 then, which makes every exp() 0
+        shift = tl.where(new_max == -float("inf"), 0.0, new_max)
         # the sum so far was taken against the old max: rescale it to the new one
-        running_sum = running_sum * tl.exp(running_max - new_max) + tl.sum(
-            tl.exp(x - new_max), axis=0
-        )
+        running_sum = running_sum * tl.exp(running_max - shift) + tl.sum(tl.exp(x - shift), axis=0)
         running_max = new_max
     tl.store(max_ptr + row * PARTS + part, running_max)
     tl.store(sum_ptr + row * PARTS + part, running_sum)

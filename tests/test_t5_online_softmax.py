@@ -124,18 +124,23 @@ def online_stats(
     rescale: bool = True,
     first_max: float = -math.inf,
     carry_max: bool = True,
+    shift_from_minus_inf: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A part's (max, sum) per row, walked in blocks as a kernel walks it; rescale=False keeps
     what the sum added under an older, smaller max, and carry_max=False takes each block's
-    max alone as the new one."""
+    max alone as the new one. While the max is still -inf (only -inf seen), the right walk
+    subtracts 0; shift_from_minus_inf=False subtracts the -inf, which gives NaN."""
     running_max = torch.full((x.shape[0], 1), first_max, dtype=x.dtype, device=x.device)
     running_sum = torch.zeros_like(running_max)
     for part in x.split(block, dim=1):
         block_max = part.amax(dim=1, keepdim=True)
         new_max = torch.maximum(running_max, block_max) if carry_max else block_max
+        shift = new_max
+        if shift_from_minus_inf:
+            shift = torch.where(new_max == -math.inf, 0.0, new_max)
         if rescale:
-            running_sum = running_sum * torch.exp(running_max - new_max)
-        running_sum = running_sum + torch.exp(part - new_max).sum(dim=1, keepdim=True)
+            running_sum = running_sum * torch.exp(running_max - shift)
+        running_sum = running_sum + torch.exp(part - shift).sum(dim=1, keepdim=True)
         running_max = new_max
     return running_max, running_sum
 
@@ -175,6 +180,13 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
             where this case's values do not tell the mistake from the right result."""
             return not matches(candidate, right, tol) and matches(out, candidate, tol)
 
+        if left(with_stats([online_stats(p, block, shift_from_minus_inf=False) for p in parts])):
+            return (
+                f"a block of {block} columns of -inf alone (masked logits) left the running "
+                "max at -inf, and exp(x - max) was exp(-inf - (-inf)), NaN: while the max is "
+                "still -inf, subtract 0 instead (tl.where(new_max == -inf, 0.0, new_max)), "
+                "which makes every exp() of the block 0."
+            )
         if len(parts) > 1:
             own = torch.cat([torch.softmax(p, dim=1) for p in parts], dim=1)
             if left(own):
@@ -245,12 +257,14 @@ def make_case(
     ramp: float = 0.0,
     spike: float = 0.0,
     spike_at: int = -1,
+    masked: int = 0,
     gap: tuple[int, int] = (0, 0),
     hints: Hints = HINTS,
 ) -> Case:
     """A softmax case on randn * scale + shift. ramp adds 0 to ramp along each row, so that
     the max grows in every block; spike lifts one element that far above the rest, the row's
-    last unless spike_at says which.
+    last unless spike_at says which; masked sets each row's first columns to -inf, as masked
+    logits are.
     gap puts canaries between the rows of the input and of the output (gap[0] and gap[1]
     elements), giving each its own row stride. parts, when given, is passed on."""
     gen = generator(seed)
@@ -258,6 +272,7 @@ def make_case(
     if ramp:
         x += torch.linspace(0, ramp, n_cols, device=device())
     x[:, spike_at] += spike
+    x[:, :masked] = -math.inf
     x = x.to(dtype)
     inputs = {"x": Guarded.holding(x, row_gap=gap[0])}
     out = Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1])
@@ -268,6 +283,7 @@ def make_case(
         + (f" shift={shift:g}" if shift else "")
         + (f" rising by {ramp:g} along the row" if ramp else "")
         + (f" element {spike_at % n_cols} +{spike:g}" if spike else "")
+        + (f" first {masked} columns -inf" if masked else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
         inputs=inputs,
@@ -412,19 +428,23 @@ def test_late_max(impl, shape, parts):
 
 @check("padding")
 @pytest.mark.parametrize(
-    "shape, shift, parts",
+    "shape, shift, parts, masked",
     [
-        pytest.param((3, 5000), -300.0, 1, id="3x5000-shift-300"),
+        pytest.param((3, 5000), -300.0, 1, 0, id="3x5000-shift-300"),
         # a finite padding (-1e4, fp16's -65504) or a running max that starts at 0 wins the
         # max of rows below it
-        pytest.param((3, 5000), -1e5, 1, id="3x5000-shift-1e5"),
-        pytest.param((2, 4100), -1e36, 1, id="2x4100-shift-1e36"),
-        pytest.param((2, 9000), -1e5, 3, id="2x9000-shift-1e5-parts=3"),
-        pytest.param((3, 300), -1e5, None, id="3x300-shift-1e5"),
+        pytest.param((3, 5000), -1e5, 1, 0, id="3x5000-shift-1e5"),
+        pytest.param((2, 4100), -1e36, 1, 0, id="2x4100-shift-1e36"),
+        pytest.param((2, 9000), -1e5, 3, 0, id="2x9000-shift-1e5-parts=3"),
+        pytest.param((3, 300), -1e5, None, 0, id="3x300-shift-1e5"),
+        # masked logits: a first block, then a whole part, of -inf alone, where a max still
+        # at -inf makes exp(-inf - (-inf)) NaN
+        pytest.param((2, 9000), 0.0, 2, 5000, id="2x9000-first-5000-inf-parts=2"),
+        pytest.param((2, 9000), 0.0, 2, 8500, id="2x9000-first-8500-inf-parts=2"),
     ],
 )
-def test_pads_with_minus_inf(impl, shape, shift, parts):
-    case = make_case(impl, *shape, seed=5, parts=parts, shift=shift, hints=PAD_HINTS)
+def test_pads_with_minus_inf(impl, shape, shift, parts, masked):
+    case = make_case(impl, *shape, seed=5, parts=parts, shift=shift, masked=masked, hints=PAD_HINTS)
     case.tol = FAR_BELOW_ZERO
     run_case(case)
 

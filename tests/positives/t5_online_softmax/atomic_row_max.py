@@ -24,7 +24,8 @@ def stats_kernel(
         cols = b + tl.arange(0, BLOCK)
         x = tl.load(base + cols, mask=cols < end, other=-float("inf")).to(tl.float32)
         m_new = tl.maximum(m, tl.max(x, 0))
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), 0)
+        c = tl.where(m_new == float("-inf"), 0.0, m_new)  # a block of masked -inf: no NaN
+        s = s * tl.exp(m - c) + tl.sum(tl.exp(x - c), 0)
         m = m_new
     tl.store(pair_ptr + (row * PARTS + part) * 2, m)
     tl.store(pair_ptr + (row * PARTS + part) * 2 + 1, s)

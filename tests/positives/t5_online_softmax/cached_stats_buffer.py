@@ -33,9 +33,8 @@ def part_stats_kernel(
         cols = block_start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(row_start + cols, mask=cols < end, other=-float("inf"))
         new_max = tl.maximum(running_max, tl.max(x, axis=0))
-        running_sum = running_sum * tl.exp(running_max - new_max) + tl.sum(
-            tl.exp(x - new_max), axis=0
-        )
+        shift = tl.where(new_max == float("-inf"), 0.0, new_max)  # masked -inf alone: no NaN
+        running_sum = running_sum * tl.exp(running_max - shift) + tl.sum(tl.exp(x - shift), axis=0)
         running_max = new_max
     tl.store(max_ptr + row * PARTS + part, running_max)
     tl.store(sum_ptr + row * PARTS + part, running_sum)

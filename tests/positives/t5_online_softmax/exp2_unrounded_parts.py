@@ -21,7 +21,8 @@ def stats(x_ptr, mx_ptr, sm_ptr, n_cols, sx, part_cols, P, BLOCK: tl.constexpr):
         c = b + tl.arange(0, BLOCK).to(tl.int64)
         v = tl.load(x_ptr + r * sx + c, mask=c < hi, other=-float("inf")).to(tl.float32)
         mn = tl.maximum(m, tl.max(v, 0))
-        s = s * tl.exp2((m - mn) * LOG2E) + tl.sum(tl.exp2((v - mn) * LOG2E), 0)
+        c = tl.where(mn == float("-inf"), 0.0, mn)  # a block of masked -inf: no NaN
+        s = s * tl.exp2((m - c) * LOG2E) + tl.sum(tl.exp2((v - c) * LOG2E), 0)
         m = mn
     tl.store(mx_ptr + r * P + p, m)
     tl.store(sm_ptr + r * P + p, s)

@@ -17,7 +17,8 @@ def _part_stats(row_ptr, lo, hi, BLOCK_SIZE: tl.constexpr):
         cols = start + tl.arange(0, BLOCK_SIZE)
         z = tl.load(row_ptr + cols, mask=cols < hi, other=float("-inf")).to(tl.float32) * LOG2E
         m_new = tl.maximum(m, tl.max(z, 0))
-        s = s * tl.exp2(m - m_new) + tl.sum(tl.exp2(z - m_new), 0)
+        c = tl.where(m_new == float("-inf"), 0.0, m_new)  # a block of masked -inf: no NaN
+        s = s * tl.exp2(m - c) + tl.sum(tl.exp2(z - c), 0)
         m = m_new
     return m, s
 

@@ -19,7 +19,8 @@ def pairs_kernel(x_ptr, m_ptr, s_ptr, n_cols, sx, part_cols, n_parts, BLOCK: tl.
         c = b + tl.arange(0, BLOCK)
         v = tl.load(base + c, mask=c < hi, other=float("-inf")).to(tl.float32)
         mn = tl.maximum(m, tl.max(v, 0))
-        s = s * tl.exp(m - mn) + tl.sum(tl.exp(v - mn), 0)
+        c = tl.where(mn == float("-inf"), 0.0, mn)  # a block of masked -inf: no NaN
+        s = s * tl.exp(m - c) + tl.sum(tl.exp(v - c), 0)
         m = mn
     tl.store(m_ptr + r * n_parts + p, m)
     tl.store(s_ptr + r * n_parts + p, s)
