@@ -137,29 +137,36 @@ def _flush_buffer():
     return torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
 
 
+def event_times_ms(fn, before: Callable[[], None], count: int) -> list[float]:
+    """fn's time in each of `count` calls, in ms, by CUDA events around the call alone, with
+    before() run ahead of each call, untimed."""
+    import torch
+
+    events = []
+    for _ in range(count):
+        before()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in events]
+
+
 def _median_ms(fn, refresh) -> float:
     """The median time of fn's calls, as triton.testing.do_bench takes it (L2 flushed before
     each call; 25 ms of warm-up calls, then 100 ms of timed ones), with refresh() before each
     call, untimed: it draws new values into the inputs in place, so that no call can be served a
     result kept from an earlier one."""
-    import torch
 
-    def timed_calls(count: int) -> list[float]:
-        events = []
-        for _ in range(count):
-            refresh()
-            _flush_buffer().zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            events.append((start, end))
-        torch.cuda.synchronize()
-        return [start.elapsed_time(end) for start, end in events]
+    def before() -> None:
+        refresh()
+        _flush_buffer().zero_()
 
-    estimate = statistics.median(timed_calls(5))
-    timed_calls(max(1, int(25 / estimate)))
-    return statistics.median(timed_calls(max(5, int(100 / estimate))))
+    estimate = statistics.median(event_times_ms(fn, before, 5))
+    event_times_ms(fn, before, max(1, int(25 / estimate)))
+    return statistics.median(event_times_ms(fn, before, max(5, int(100 / estimate))))
 
 
 def _graph_ms(fn) -> float:

@@ -289,3 +289,32 @@ def test_reports_are_named_after_the_graded_folder_and_never_overwrite_one(
     assert first.parent == second.parent == bench.REPORTS
     assert first.name.startswith("bench-ada-") and first != second
     assert first.exists() and second.exists() and first.with_suffix(".json").exists()
+
+
+def test_each_call_is_timed_alone_after_what_comes_before_it(monkeypatch):
+    """event_times_ms: before() runs ahead of every call and outside its two events, and each
+    call's time is read from its own pair (fake CUDA events on a fake clock)."""
+    clock, seen = [0.0], []
+
+    class Event:
+        def __init__(self, enable_timing: bool):
+            assert enable_timing
+
+        def record(self) -> None:
+            self.at = clock[0]
+
+        def elapsed_time(self, end: "Event") -> float:
+            return end.at - self.at
+
+    def before() -> None:
+        seen.append("before")
+        clock[0] += 100.0  # untimed: it must not reach any call's time
+
+    def call() -> None:
+        seen.append("call")
+        clock[0] += len(seen)  # each call takes longer than the last
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    assert bench.event_times_ms(call, before, 3) == [2.0, 4.0, 6.0]
+    assert seen == ["before", "call"] * 3

@@ -16,6 +16,7 @@ exit_unless_gpu(__file__)
 import torch
 import triton
 
+from drills.bench import event_times_ms
 from solutions import t1_add, t4_matmul_persistent
 
 FLUSH = 256 * 2**20
@@ -29,16 +30,8 @@ FLUSHES = {
 
 
 def median_us(fn, flush, calls=200) -> float:
-    events = []
-    for _ in range(calls):
-        flush()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        events.append((start, end))
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in events) * 1e3
+    """As the bench times a call (drills/bench.py), with this flush ahead of each call."""
+    return statistics.median(event_times_ms(fn, flush, calls)) * 1e3
 
 
 def cases():
