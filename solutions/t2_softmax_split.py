@@ -53,8 +53,11 @@ def softmax_split_kernel(
     x_ptrs = x_ptr + row.to(tl.int64) * stride_x_row + cols
     x = tl.load(x_ptrs, mask=mask, other=-float("inf")).to(tl.float32)
     part_max = tl.max(x, axis=0)
+    # a part of masked logits, all -inf, would take exp(-inf - -inf) = NaN: its sum is 0 against
+    # any max, so take it against 0
+    shift = tl.where(part_max == -float("inf"), 0.0, part_max)
     tl.store(max_ptr + row * SPLIT + part, part_max)
-    tl.store(sum_ptr + row * SPLIT + part, tl.sum(tl.exp(x - part_max), axis=0))
+    tl.store(sum_ptr + row * SPLIT + part, tl.sum(tl.exp(x - shift), axis=0))
 
     # release: whoever reads the count this add makes also sees the two stores above
     arrived = tl.atomic_add(counts_ptr + row, 1, sem="release") + 1

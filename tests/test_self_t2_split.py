@@ -1,8 +1,9 @@
 """T2's benchmark reference (solutions/t2_softmax_split.py, content/t2_notes.md): rows of more
 than 32K columns split across programs on a GPU. The drill never grades it, so it is checked
 here: against float64 on a GPU, in every dtype, with strided rows, a row count and a row length
-that divide into no power of two, and launched twice (its counts must be back at 0 after each
-launch); and that it leaves short rows, and every row on the interpreter, to the drill's kernel."""
+that divide into no power of two, launched twice (its counts must be back at 0 after each
+launch), and with parts whose logits are all masked (-inf); and that it leaves short rows, and
+every row on the interpreter, to the drill's kernel."""
 
 import pytest
 import torch
@@ -47,6 +48,18 @@ def test_split_rows_match_float64_twice(split, n_rows, n_cols, dtype, gap):
         error = (out.double() - expected).abs().max().item()
         assert error < tolerance, f"launch {launch + 1}: max error {error}"
         assert not split.row_counts(x).any(), "the counts were not left at 0"
+
+
+@needs_gpu("the split waits on a GPU")
+def test_a_part_of_masked_logits_adds_nothing(split):
+    # the first 8192 columns, one program's whole part, are -inf (masked), and a row's last
+    # column alone is finite: each row still sums to 1 over its finite values, with no NaN
+    x = rows(3, 40000, torch.float32)
+    x[:, : split.PART] = -torch.inf
+    x[2, :-1] = -torch.inf
+    out = split.softmax(x)
+    error = (out.double() - torch.softmax(x.double(), dim=-1)).abs().max().item()
+    assert error < 1e-5, f"max error {error}"
 
 
 def test_short_rows_and_the_interpreter_take_the_drills_kernel(split):

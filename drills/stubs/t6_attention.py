@@ -133,6 +133,18 @@ def check_inputs(q, k, v, causal, out, lse) -> None:
             f"k and v must be (batch, heads, seq_k, head_dim) with q's batch, heads and "
             f"head_dim: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
+    if batch * n_heads > 65535:
+        raise ValueError(
+            f"batch * heads must be at most 65535, the grid's limit along axis 1, got "
+            f"{batch} * {n_heads}"
+        )
+    for name, t in tensors.items():
+        # a row's offset inside one head is rows * stride in int32
+        if t.shape[2] * t.stride(2) >= 2**31:
+            raise ValueError(
+                f"{name}'s rows of one head span {t.shape[2] * t.stride(2)} elements: at most "
+                "2^31 - 1 fit the kernel's int32 offsets"
+            )
     if causal and k.shape[2] != seq_q:
         raise ValueError(
             f"causal=True needs as many keys as queries, got seq_q {seq_q} and seq_k {k.shape[2]}"
