@@ -134,17 +134,21 @@ def blockwise(
     *,
     rescale_acc: bool = True,
     rescale_sum: bool = True,
+    alpha_power: float = 1.0,
+    start_max: float = -math.inf,
     pad_score: float | None = None,
     pad_in_max_only: bool = False,
     p_dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """The output a kernel computes walking the keys in blocks of block_n, with one of the
-    online softmax's steps left out; pad_score is what the last, partial block's missing keys
-    score (their v being 0) where a kernel pads them with a number instead of -inf, in the max
-    alone where pad_in_max_only (a max taken before the mask). p goes to the second dot in
-    p_dtype, as a kernel converts it to v's (where it underflows, it adds nothing)."""
+    online softmax's steps left out or changed: alpha_power is what the rescale's exponent is
+    multiplied by (log2(e) where it takes exp of a base-2 difference); start_max is where the
+    running max starts; pad_score is what the last, partial block's missing keys score (their
+    v being 0) where a kernel pads them with a number instead of -inf, in the max alone where
+    pad_in_max_only (a max taken before the mask). p goes to the second dot in p_dtype, as a
+    kernel converts it to v's (where it underflows, it adds nothing)."""
     v = v.double()
-    running_max = torch.full(s.shape[:-1], -math.inf, dtype=s.dtype, device=s.device)
+    running_max = torch.full(s.shape[:-1], start_max, dtype=s.dtype, device=s.device)
     running_sum = torch.zeros_like(running_max)
     acc = torch.zeros(*s.shape[:-1], v.shape[-1], dtype=s.dtype, device=s.device)
     for start in range(0, s.shape[-1], block_n):
@@ -157,7 +161,7 @@ def blockwise(
                 block = for_max
                 values = torch.nn.functional.pad(values, (0, 0, 0, missing))
         new_max = torch.maximum(running_max, for_max.amax(dim=-1))
-        alpha = torch.exp(running_max - new_max)
+        alpha = torch.exp((running_max - new_max) * alpha_power)
         p = torch.exp(block - new_max[..., None])
         running_sum = (running_sum * alpha if rescale_sum else running_sum) + p.sum(dim=-1)
         acc = (acc * alpha[..., None] if rescale_acc else acc) + p.to(p_dtype).double() @ values
@@ -252,7 +256,22 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                     "last query."
                 )
         partial = s.shape[-1] % block_n
-        if partial and left(blockwise(s, v, block_n, pad_score=0.0)):
+        scored_0 = blockwise(s, v, block_n, pad_score=0.0)
+        started_at_0 = blockwise(s, v, block_n, start_max=0.0, p_dtype=dtype)
+        if left(started_at_0):
+            # rows whose scores are all far below 0: the two mistakes give the same output
+            either = (
+                "or the keys past seq_k in the last block scored 0, not -inf, "
+                if partial and matches(scored_0, started_at_0, tol)
+                else ""
+            )
+            return (
+                f"the running max started at 0, not -inf, {either}so that a row whose scores "
+                "are all far below 0 kept 0 as its max and every exp(score - max) underflowed. "
+                "Start the running max at -inf (tl.full([BLOCK_M], -float('inf'), ...)) and "
+                "set the scores of keys >= seq_k to -inf before the max."
+            )
+        if partial and left(scored_0):
             return (
                 f"the keys past seq_k in the last block of {block_n} scored 0, not -inf: each "
                 "added exp(0 - max) to the sum. Set the scores of keys >= seq_k to -inf "
@@ -285,6 +304,14 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "the running sum was not rescaled when the max grew: multiply it by alpha = "
                 "exp(old max - new max) before adding the block's row sums of p."
             )
+        # a base-2 difference of maxes into exp, or a natural one into exp2
+        for power, used, meant in ((LOG2_E, "tl.exp", "exp2"), (math.log(2), "exp2", "tl.exp")):
+            if left(blockwise(s, v, block_n, alpha_power=power)):
+                return (
+                    f"the rescale alpha = {used}(old max - new max) is in another base than "
+                    f"p: the maxes are in the units p goes to {meant} in, so take alpha with "
+                    f"{meant} as well."
+                )
         return ""
 
     return diagnose
@@ -493,6 +520,13 @@ def drawn_shape(seed: int, bounds) -> tuple[int, ...]:
 )
 def test_attends(impl, shape):
     run_case(make_case(impl, shape, seed=1))
+
+
+@check("attends")
+def test_attends_below_zero(impl):
+    # every score near -70, in whole blocks of keys: a running max started at 0, not -inf,
+    # stays at 0 and every p of the row underflows
+    run_case(make_case(impl, (1, 1, 64, 128, 64), seed=1, q_shift=-3.0, k_shift=3.0))
 
 
 @check("attends")
