@@ -80,6 +80,15 @@ def test_negative_control_loses_points_in_its_check(path, capsys, tmp_path):
         assert f"{words.name}：" in shown, c.name
 
 
+@pytest.mark.slow
+def test_a_result_copied_into_out_costs_the_strides_check_alone(tmp_path):
+    # its row is still shared by its programs, though no program stored into out: the check
+    # that looks for the sharing in out's stores cannot see it, and must not count it missing
+    path = controls.NEGATIVES / "t5_online_softmax" / "copies_its_result_into_out.py"
+    result = grading.grade(catalog.find("t5"), str(controls.standalone(path, tmp_path)), kind())
+    assert {c.id for c in result.checks if c.scored and c.score == 0} == {"strides"}
+
+
 def test_every_controls_edits_still_apply_to_its_reference():
     """A negative or a positive written as EDITS of its reference must still be one: each
     edit's old text is in the reference once, and the result is Python that differs from the

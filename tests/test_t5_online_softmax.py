@@ -68,8 +68,9 @@ HINTS = Hints(
     "rounded down first, can leave the row's last columns to no part).",
     nan="NaN means an exp overflowed (subtract the max), every exp of a row underflowed to 0 "
     "and 0 / 0 followed (a running max that starts at 0, or a padding that beat the row's "
-    "values: start at -inf and pad with -inf), or exp(-inf - (-inf)) from a max that was "
-    "still -inf.",
+    "values: start at -inf and pad with -inf), exp(-inf - (-inf)) from a max that was "
+    "still -inf, or a rescale taken the wrong way round, exp(new max - old max), which is "
+    "exp(+inf) on the first block.",
     values="softmax(x)_i = exp(x_i - m) / s, where m is the row's max and s the sum of "
     "exp(x_j - m) over the whole row: every block of every part, merged.",
 )
@@ -88,7 +89,8 @@ COMBINE_HINTS = dataclasses.replace(
     nan="NaN in a row that is split: the combine read pairs that were never stored (a part "
     "with no columns must still store (-inf, 0)), or read past the row's PARTS pairs (mask "
     "the padding pairs, parts < PARTS, and load them as -inf and 0), or read another row's "
-    "(row r's pairs start at r * PARTS).",
+    "(row r's pairs start at r * PARTS), or weighed each part's sum by exp(row max - part "
+    "max), the wrong way round: a padding pair's is then 0 * exp(+inf).",
     values="The row's max is the largest of its parts' maxes, and its sum adds each part's "
     "sum times exp(part max - row max); every program of the row uses that one pair.",
 )
@@ -261,14 +263,18 @@ def make_case(
     gap: tuple[int, int] = (0, 0),
     hints: Hints = HINTS,
 ) -> Case:
-    """A softmax case on randn * scale + shift. ramp adds 0 to ramp along each row, so that
+    """A softmax case on randn * scale, plus shift in every row but the last of two or more.
+    ramp adds 0 to ramp along each row, so that
     the max grows in every block; spike lifts one element that far above the rest, the row's
     last unless spike_at says which; masked sets each row's first columns to -inf, as masked
     logits are.
     gap puts canaries between the rows of the input and of the output (gap[0] and gap[1]
     elements), giving each its own row stride. parts, when given, is passed on."""
     gen = generator(seed)
-    x = torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale + shift
+    x = torch.randn(n_rows, n_cols, generator=gen, device=device()) * scale
+    # the last row of several stays near 0: a mistake that only rows far below 0 show leaves
+    # it right, so that an output wrong everywhere (NaN in every row) is not taken for that
+    x[: max(1, n_rows - 1)] += shift
     if ramp:
         x += torch.linspace(0, ramp, n_cols, device=device())
     x[:, spike_at] += spike
@@ -316,7 +322,9 @@ def run_split(case: Case, n_rows: int, parts: int) -> Watched:
 def programs_on_each_row(case: Case, watched: Watched) -> int | None:
     """The fewest programs of the last launch that stored into one row of the output: the
     interpreter notes each store's program; on a GPU, the launch is run again with each axis
-    of its grid cut short in turn (writers_by_prefix). None where that cannot be known."""
+    of its grid cut short in turn (writers_by_prefix). None where that cannot be known: where
+    a row was stored by no program, the output came from outside the kernel (a torch copy of
+    a result of its own, which the strides check costs) and who computed it does not show."""
     writers = watched.writers
     if writers is None:
         grid = watched.launches[-1].grid
@@ -326,7 +334,8 @@ def programs_on_each_row(case: Case, watched: Watched) -> int | None:
             if along is None:
                 return None
             writers = writers * grid[axis] + along.long()
-    return min(len(set(row[row >= 0].tolist())) for row in writers.cpu())
+    counts = [len(set(row[row >= 0].tolist())) for row in writers.cpu()]
+    return None if 0 in counts else min(counts)
 
 
 def gpu(shape: tuple[int, int], why: str = "too large for the CPU"):

@@ -68,7 +68,9 @@ HINTS = Hints(
     "heads) and every block of queries one (cdiv(seq_q, BLOCK_M)), and store the whole block, "
     "masked to rows < seq_q and dims < head_dim.",
     nan="NaN means a row's running max was still -inf when exp() ran (a row whose keys were "
-    "all masked: -inf - -inf), or an unmasked read of padding reached the sums.",
+    "all masked: -inf - -inf), alpha was taken the wrong way round (exp2(new max - old max) "
+    "is exp2(+inf) on the first block, times an accumulator of 0), or an unmasked read of "
+    "padding reached the sums.",
     values="out = softmax(scale * q @ k^T) @ v, row by row: a running max and sum as in t5, "
     "the accumulator rescaled by exp(old max - new max) whenever the max grows, and divided "
     "by the sum at the end.",
@@ -182,6 +184,12 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
         def left(candidate: torch.Tensor) -> bool:
             return not matches(candidate, right, tol) and matches(out, candidate, tol)
 
+        if scale == 0.0 and bool(out.isnan().any()):
+            return (
+                "with scale=0 every score is 0 and each row's softmax is uniform, but NaN came "
+                "out: a score masked to -inf before the scale multiplies it is -inf * 0, NaN. "
+                "Scale the scores first, then mask them: tl.where(visible, s * qk_scale, -inf)."
+            )
         if scale != 1.0 and left(attention_of(scores_of(q, k, 1.0, causal), v)[0]):
             return (
                 "the scores were not scaled: softmax takes scale * q . k, and scale is "
