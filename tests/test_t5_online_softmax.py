@@ -52,6 +52,8 @@ TOLERANCES = {
 # the max is right to 1%, and a padding that wins the max makes every output 0 or NaN
 FAR_BELOW_ZERO = Tolerance(1e-10, 1e-2)
 
+LOG2_E = 1 / math.log(2)
+
 # Longer than any block can be: triton refuses a block of more than 2^20 elements.
 LONGEST_BLOCK = 2**20
 
@@ -147,13 +149,16 @@ def online_stats(
     return running_max, running_sum
 
 
-def combined(pairs: list[tuple[torch.Tensor, torch.Tensor]], *, rescale: bool = True):
+def combined(
+    pairs: list[tuple[torch.Tensor, torch.Tensor]], *, rescale: bool = True, power: float = 1.0
+):
     """The row's (max, sum) from its parts' pairs; rescale=False adds each part's sum as it
-    was, taken against the part's own max."""
+    was, taken against the part's own max, and power multiplies the weights' exponent (log2(e)
+    where a base-2 difference of maxes went to exp)."""
     maxes = torch.cat([m for m, _ in pairs], dim=1)
     sums = torch.cat([s for _, s in pairs], dim=1)
     row_max = maxes.amax(dim=1, keepdim=True)
-    weights = torch.exp(maxes - row_max) if rescale else torch.ones_like(sums)
+    weights = torch.exp((maxes - row_max) * power) if rescale else torch.ones_like(sums)
     return row_max, (sums * weights).sum(dim=1, keepdim=True)
 
 
@@ -165,8 +170,8 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
     n_cols = x.shape[1]
     tol = dataclasses.replace(TOLERANCES[dtype], rtol=max(TOLERANCES[dtype].rtol, 1e-3))
 
-    def with_stats(pairs_of, *, combine_rescale: bool = True) -> torch.Tensor:
-        row_max, row_sum = combined(pairs_of, rescale=combine_rescale)
+    def with_stats(pairs_of, *, combine_rescale: bool = True, power: float = 1.0) -> torch.Tensor:
+        row_max, row_sum = combined(pairs_of, rescale=combine_rescale, power=power)
         return torch.exp(x - row_max) / row_sum
 
     right = torch.softmax(x, dim=1)
@@ -202,6 +207,28 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     "the row's sum added its parts' sums as they were, but each was taken "
                     "against its own part's max: multiply each by exp(part max - row max) "
                     "before adding them."
+                )
+            # a base-2 difference of maxes into exp, or a natural one into exp2
+            for power, used, meant in ((LOG2_E, "exp", "exp2"), (math.log(2), "exp2", "exp")):
+                if left(with_stats([online_stats(p, block) for p in parts], power=power)):
+                    return (
+                        f"the combine weighed each part's sum by {used}(part max - row max), "
+                        f"in another base than the maxes and sums were taken in: use {meant}, "
+                        "as the parts did."
+                    )
+            # each part walks whole blocks from its start: a part_cols that is not a multiple
+            # of the block takes the next part's first columns too, unless the loads stop at
+            # the part's end
+            walked = [
+                x[:, start : start + math.ceil(min(part_cols, n_cols - start) / block) * block]
+                for start in range(0, n_cols, part_cols)
+            ]
+            if left(with_stats([online_stats(w, block) for w in walked])):
+                return (
+                    f"the parts overlapped: each part of {part_cols} columns walked whole blocks of "
+                    f"{block}, past its own end into the next part's columns, which the row's "
+                    "sum then counted twice. Mask each part's loads with cols < its end, "
+                    "min(start + part_cols, n_cols), or round part_cols up to whole blocks."
                 )
         if left(with_stats([online_stats(p, block, rescale=False) for p in parts])):
             return (

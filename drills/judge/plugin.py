@@ -29,7 +29,7 @@ runtime.one_thread_when_interpreting()
 from drills import catalog, events, processes  # noqa: E402
 from drills.failures import Failure, Kind, Outcome, Stop  # noqa: E402
 from drills.judge import testing  # noqa: E402
-from drills.judge.remote import LearnerCode, LearnerError, Sandbox  # noqa: E402
+from drills.judge.remote import TIMEOUT_CAUSES, LearnerCode, LearnerError, Sandbox  # noqa: E402
 from drills.limits import CASE_LIMIT  # noqa: E402
 
 
@@ -224,10 +224,7 @@ def _classify(excinfo, case: str) -> tuple[str, str, Failure]:
         )
     text = str(err)
     if text.startswith("Timeout") or "Timeout (>" in text:
-        text = (
-            "did not finish in time: an endless loop, or far too many programs "
-            "for the interpreter (a tiny BLOCK_SIZE?)"
-        )
+        text = f"did not finish in time. {TIMEOUT_CAUSES}"
         return Stop.TIMEOUT, text, Failure.from_message(Kind.TIMEOUT, text, case=case)
     # the judge's own failure (every verdict of a suite names its kind): say so, rather than
     # blame the learner

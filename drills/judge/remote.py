@@ -36,6 +36,14 @@ from drills.judge.source import LearnerSource
 from drills.judge.source import read as read_source
 from drills.judge.syntax import SourceError
 
+# what a kernel that runs out of time may be doing: a GPU runs the first for ever, and the
+# interpreter, at about a millisecond a program, the others for minutes
+TIMEOUT_CAUSES = (
+    "An endless loop (a while whose condition never changes, a wait on programs that are not "
+    "running), or more than the interpreter runs in time: far too many programs (a tiny "
+    "BLOCK_SIZE?) or a loop over one element at a time."
+)
+
 # the untrusted side: the only file beside the judge's package that a runner runs
 RUNNER_SCRIPT = Path(__file__).resolve().parent.parent / "runner.py"
 MAX_REPLY = 4 << 20
@@ -340,8 +348,7 @@ class ChildProcess:
             why = "the drill's time ran out" if left < limit else f"it took over {limit:.0f} s"
             raise LearnerError(
                 Stop.TIMEOUT,
-                f"stopped while {doing}: {why}. An endless loop, or far too many programs "
-                "for the interpreter (a tiny BLOCK_SIZE?)",
+                f"stopped while {doing}: {why}. {TIMEOUT_CAUSES}",
             ) from None
         if not data:
             raise LearnerError(Stop.CRASHED, self._death())
