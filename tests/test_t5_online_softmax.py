@@ -208,14 +208,18 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     "against its own part's max: multiply each by exp(part max - row max) "
                     "before adding them."
                 )
+            # mistakes that change only each row's sum, some of them by little: named only
+            # where one alone fits the output
+            suspects = {}
+            pairs = [online_stats(p, block) for p in parts]
             # a base-2 difference of maxes into exp, or a natural one into exp2
             for power, used, meant in ((LOG2_E, "exp", "exp2"), (math.log(2), "exp2", "exp")):
-                if left(with_stats([online_stats(p, block) for p in parts], power=power)):
-                    return (
-                        f"the combine weighed each part's sum by {used}(part max - row max), "
-                        f"in another base than the maxes and sums were taken in: use {meant}, "
-                        "as the parts did."
-                    )
+                why = (
+                    f"the combine weighed each part's sum by {used}(part max - row max), in "
+                    f"another base than the maxes and sums were taken in: use {meant}, as the "
+                    "parts did."
+                )
+                suspects[why] = with_stats(pairs, power=power)
             # each part walks whole blocks from its start: a part_cols that is not a multiple
             # of the block takes the next part's first columns too, unless the loads stop at
             # the part's end
@@ -223,13 +227,16 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                 x[:, start : start + math.ceil(min(part_cols, n_cols - start) / block) * block]
                 for start in range(0, n_cols, part_cols)
             ]
-            if left(with_stats([online_stats(w, block) for w in walked])):
-                return (
-                    f"the parts overlapped: each part of {part_cols} columns walked whole blocks of "
-                    f"{block}, past its own end into the next part's columns, which the row's "
-                    "sum then counted twice. Mask each part's loads with cols < its end, "
-                    "min(start + part_cols, n_cols), or round part_cols up to whole blocks."
-                )
+            why = (
+                f"the parts overlapped: each part of {part_cols} columns walked whole blocks of "
+                f"{block}, past its own end into the next part's columns, which the row's sum "
+                "then counted twice. Mask each part's loads with cols < its end, min(start + "
+                "part_cols, n_cols), or round part_cols up to whole blocks."
+            )
+            suspects[why] = with_stats([online_stats(w, block) for w in walked])
+            fitting = [why for why, candidate in suspects.items() if left(candidate)]
+            if len(fitting) == 1:
+                return fitting[0]
         if left(with_stats([online_stats(p, block, rescale=False) for p in parts])):
             return (
                 f"the running sum over blocks of {block} columns kept what it had added under "

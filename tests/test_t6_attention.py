@@ -63,7 +63,9 @@ HINTS = Hints(
     outside="Mask every load and store: rows < seq_q for q, out and lse, keys < seq_k for k "
     "and v, and dims < head_dim on every tensor (BLOCK_D may be larger than head_dim).",
     outside_read="Load k's and v's last block with mask = keys < seq_k (and dims < head_dim), "
-    "and q's rows with rows < seq_q; masked lanes of k and v load 0.",
+    "and q's rows with rows < seq_q; masked lanes of k and v load 0. Where the masks are "
+    "right, the offsets are not: each of q, k and v takes its own batch, head and row strides "
+    "(and a read far outside one tensor may land beside another).",
     unwritten="Give every (batch, head) its programs (the grid's second axis is batch * "
     "heads) and every block of queries one (cdiv(seq_q, BLOCK_M)), and store the whole block, "
     "masked to rows < seq_q and dims < head_dim.",

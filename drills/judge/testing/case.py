@@ -960,7 +960,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
                 kind,
                 (
                     f"read {_elements(count)} outside `{name}`{shown}: "
-                    f"{_where(sorted(offsets), span)}. {effect} {advice}"
+                    f"{_where(sorted(offsets), span)}. {effect} {advice[:1].upper()}{advice[1:]}"
                 ).rstrip(),
             )
     owner = lambda idx: case.owner(launch, idx)

@@ -9,14 +9,15 @@ from drills.judge.testing.guarded import Guarded
 from drills.judge.testing.record import Launch
 
 
-def stepped_by_elements(g: Guarded, step: int, k_dim: int) -> torch.Tensor:
-    """The operand a matmul reads when its pointers move `step` elements at each step of K
-    instead of `step` times the stride along K: k_dim is 1 for a [M, K], 0 for b [K, N]."""
+def stepped_by(g: Guarded, step: int, k_dim: int, moved: int) -> torch.Tensor:
+    """The operand a matmul reads when its pointers move `step` times `moved` elements at each
+    step of K instead of `step` times its stride along K (moved is 1, or the other operand's
+    stride along K): k_dim is 1 for a [M, K], 0 for b [K, N]."""
     t = g.tensor
     k = torch.arange(t.shape[k_dim], device=t.device)
     other = torch.arange(t.shape[1 - k_dim], device=t.device)
     along_k, across = t.stride()[k_dim], t.stride()[1 - k_dim]
-    offsets = (k % step * along_k + k // step * step)[None, :] + (other * across)[:, None]
+    offsets = (k % step * along_k + k // step * step * moved)[None, :] + (other * across)[:, None]
     return g.read_at(offsets if k_dim == 1 else offsets.t())
 
 
@@ -83,18 +84,31 @@ def k_loop_mistake(
                     f"c holds the sum over k < {end} only: the K loop ran tl.cdiv({size}, "
                     f"{name}) times ({size} = {extent}). It must run over K: tl.cdiv(K, {name})."
                 )
+        return stepped_mistake(out, step, name)
+
+    def stepped_mistake(out: torch.Tensor, step: int, name: str) -> str:
+        """Which operand's pointers moved by another number than its stride along K at each
+        step of K: by elements, or by the other operand's stride."""
+        if not operands:
+            return ""
         # a's K is its columns, b's its rows
-        for name_of, g, k_dim in zip("ab", operands or (), (1, 0), strict=False):
-            if g.tensor.stride()[k_dim] == 1:
-                continue  # a step of elements is a step along K
-            eff = stepped_by_elements(g, step, k_dim)
-            if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
-                stride = "stride_ak" if name_of == "a" else "stride_bk"
-                return (
-                    f"the pointers into {name_of} moved {step} elements at each step of K, not "
-                    f"{step} steps of {name_of}'s stride along K ({g.tensor.stride()[k_dim]} "
-                    f"here): {name_of}_ptrs += {name} * {stride}."
-                )
+        along_k = {"a": operands[0].tensor.stride(1), "b": operands[1].tensor.stride(0)}
+        for name_of, g, k_dim in zip("ab", operands, (1, 0), strict=True):
+            other = "b" if name_of == "a" else "a"
+            stride = f"stride_{name_of}k"
+            for moved, how in (
+                (1, f"{step} elements"),
+                (along_k[other], f"{step} steps of {other}'s stride along K ({along_k[other]})"),
+            ):
+                if moved == along_k[name_of]:
+                    continue  # that is a step along K
+                eff = stepped_by(g, step, k_dim, moved)
+                if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                    return (
+                        f"the pointers into {name_of} moved {how} at each step of K, not {step} "
+                        f"steps of {name_of}'s own stride along K ({along_k[name_of]} here): "
+                        f"{name_of}_ptrs += {name} * {stride}."
+                    )
         return ""
 
     def row_stride_mistake(out: torch.Tensor) -> str:

@@ -2,7 +2,7 @@
 its loads at the row's end, not the part's: each part's last block reaches into the next part,
 and the row's sum counts those columns twice."""
 
-LOSES = ["values", "combine"]
+LOSES = ["softmax", "combine"]
 SAYS = "the parts overlapped: each part of"
 EDITS = [
     (
