@@ -202,7 +202,8 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     "columns: every program must normalise by the row's max and sum, merged "
                     "from all of the row's (max, sum) pairs after the first kernel stored them."
                 )
-            if left(with_stats([online_stats(p, block) for p in parts], combine_rescale=False)):
+            pairs = [online_stats(p, block) for p in parts]
+            if left(with_stats(pairs, combine_rescale=False)):
                 return (
                     "the row's sum added its parts' sums as they were, but each was taken "
                     "against its own part's max: multiply each by exp(part max - row max) "
@@ -211,7 +212,6 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
             # mistakes that change only each row's sum, some of them by little: named only
             # where one alone fits the output
             suspects = {}
-            pairs = [online_stats(p, block) for p in parts]
             # a base-2 difference of maxes into exp, or a natural one into exp2
             for power, used, meant in ((LOG2_E, "exp", "exp2"), (math.log(2), "exp2", "exp")):
                 why = (

@@ -266,7 +266,7 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                     "last query."
                 )
         partial = s.shape[-1] % block_n
-        scored_0 = blockwise(s, v, block_n, pad_score=0.0)
+        scored_0 = blockwise(s, v, block_n, pad_score=0.0) if partial else None
         started_at_0 = blockwise(s, v, block_n, start_max=0.0, p_dtype=dtype)
         if left(started_at_0):
             # rows whose scores are all far below 0: the two mistakes give the same output
