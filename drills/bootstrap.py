@@ -59,6 +59,7 @@ import json  # noqa: E402 - after the version check: tomllib needs 3.11
 import os  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import tomllib  # noqa: E402
 import venv  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -166,6 +167,29 @@ def pip_install(packages: list[str], *options: str) -> None:
     command = [venv_python(), "-m", "pip", "install", *options, *packages]
     if subprocess.call(command) != 0:
         raise InstallFailed(f"pip could not install {' '.join(packages)} (its error is above)")
+
+
+LOW_DISK = 1 << 30  # bytes: below this, an install of several gigabytes has run out of room
+
+
+def full_disks() -> list[str]:
+    """The folders pip writes to (.venv, its temporary files) whose disks are all but full,
+    looked at before the half-made .venv is removed and frees its space again."""
+    folders = {str(ROOT), tempfile.gettempdir()}
+    return sorted(f for f in folders if shutil.disk_usage(f).free < LOW_DISK)
+
+
+def likely_cause(full: list[str]) -> str:
+    """What most likely stopped pip, in a sentence: a full disk where one is, else the index."""
+    if full:
+        return (
+            f"The disk of {' and of '.join(full)} has under 1 GiB free, and torch needs about "
+            "5.5 GB: free some space, then run `make grade` again."
+        )
+    return (
+        "An unreachable index (no network, a proxy) is the usual cause: run `make grade` again "
+        "once pip can reach it."
+    )
 
 
 def installs(todo: list[str], torch: str) -> list[tuple[list[str], tuple[str, ...]]]:
@@ -323,13 +347,12 @@ def make_ready(torch: str) -> int:
         for packages, options in installs(missing(requirements()), torch):
             pip_install(packages, *options)
     except (InstallFailed, KeyboardInterrupt) as e:
+        if isinstance(e, InstallFailed):
+            why = f"{e}; nothing was left behind. {likely_cause(full_disks())}"
+        else:
+            why = "interrupted; nothing was left behind"
         remove_own_venv()  # nothing half-made is left to be mistaken for an environment
-        why = str(e) if isinstance(e, InstallFailed) else "interrupted"
-        print(
-            f"bootstrap: {why}; nothing was left behind. An unreachable index (no network, a "
-            "proxy) is the usual cause: run `make grade` again once pip can reach it.",
-            file=sys.stderr,
-        )
+        print(f"bootstrap: {why}", file=sys.stderr)
         return 2
     if torch == "cpu" and not reuse and not cpu_only_torch():
         print(

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -228,6 +229,21 @@ def test_an_unreachable_index_is_one_line_and_leaves_no_venv(checkout):
     assert len(ours) == 1 and "nothing was left behind" in ours[0], done.stderr
     assert "Traceback" not in done.stderr
     assert not (checkout / ".venv").exists()
+
+
+def test_a_full_disk_is_named_as_the_cause_not_the_index(monkeypatch, tmp_path):
+    free = {str(bootstrap.ROOT): 200 << 20}  # .venv's disk nearly full; the temp folder fine
+    monkeypatch.setattr(bootstrap.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(
+        bootstrap.shutil,
+        "disk_usage",
+        lambda folder: SimpleNamespace(free=free.get(str(folder), 50 << 30)),
+    )
+    full = bootstrap.full_disks()
+    assert full == [str(bootstrap.ROOT)]
+    said = bootstrap.likely_cause(full)
+    assert str(bootstrap.ROOT) in said and "1 GiB free" in said and "index" not in said
+    assert "unreachable index" in bootstrap.likely_cause([])
 
 
 def test_a_cpu_only_torch_is_told_from_pypis_by_its_version(monkeypatch):
