@@ -794,6 +794,35 @@ def test_kernels_may_call_the_jit_helpers_of_inductors_library_and_nothing_else_
         assert why in str(findings[0]), findings
 
 
+MODULE_NAMES = [
+    ("math = tl.math", "math.exp(tl.load(x_ptr + offs))", None),
+    ("libdevice = tl.extra.libdevice", "libdevice.exp(tl.load(x_ptr + offs))", None),
+    ("core = tl.core", "core.builtins.exec('x = 1')", "reaches builtins through"),
+    ("rt = triton.runtime", "rt.driver", "reads rt, a module-level value that is not a constant"),
+]
+
+
+@pytest.mark.parametrize(("named", "line", "why"), MODULE_NAMES, ids=[m[0] for m in MODULE_NAMES])
+def test_a_module_level_name_for_a_module_reaches_what_its_path_reaches(tmp_path, named, line, why):
+    """Inductor's triton_helpers says `math = tl.math` and its kernels call math.exp: a kernel
+    may use such a name as it may use the path the name stands for, and no further."""
+    first_line = next(s for s in BASE.split("\n") if s.startswith("    offs = "))
+    text = BASE.replace(first_line, f"{first_line}\n    {line}", 1) + f"\n{named}\n"
+    read_as = learner(tmp_path, text)
+    kernel_text, findings = read_as.kernel_module()
+    if why is None:
+        assert findings == [] and "def add_kernel" in kernel_text and named in kernel_text
+        assert read_as.escapes() == []  # nor is the name a module passed around in host code
+    else:
+        assert "def add_kernel" not in kernel_text
+        assert why in str(findings[0]), findings
+
+
+def test_a_module_level_name_for_torch_is_a_module_passed_around(tmp_path):
+    findings = learner(tmp_path, BASE + "\nlib = torch\n").escapes()
+    assert [f.what for f in findings] == ["passes the module torch around as a value"]
+
+
 def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):
     bad = "@triton.jit\ndef bad():\n    tl.core.builtins\n\n\n@triton.jit"
     text = BASE.replace("@triton.jit", bad).replace("    offs = ", "    bad()\n    offs = ", 1)

@@ -71,15 +71,14 @@ TMA_ALIGNMENT = 16  # bytes: a tensor descriptor's base address and its strides 
 # ---------------------------------------------------------------------------------------------
 
 
-def tma_misalignment(base: torch.Tensor, strides: list) -> str:
-    """Why the GPU's tensor memory accelerator cannot read `base` through a descriptor with
-    these strides (in elements), or "": its address and every stride but the last must be
-    multiples of 16 bytes."""
-    size = base.element_size()
-    if base.data_ptr() % TMA_ALIGNMENT:
+def tma_misalignment(address: int, size: int, strides: list) -> str:
+    """Why the GPU's tensor memory accelerator cannot read elements of `size` bytes from
+    `address` through a descriptor with these strides (in elements), or "": the address and
+    every stride but the last must be multiples of 16 bytes."""
+    if address % TMA_ALIGNMENT:
         return (
             f"a tensor descriptor's base must sit at a multiple of {TMA_ALIGNMENT} bytes, and "
-            f"this one is {base.data_ptr() % TMA_ALIGNMENT} bytes past one (a view that starts "
+            f"this one is {address % TMA_ALIGNMENT} bytes past one (a view that starts "
             "mid-row): describe the whole tensor and offset the block instead, or load it with "
             "tl.load."
         )
@@ -186,7 +185,25 @@ def adapt_interpreter() -> None:
     interpreter.ReduceOps.generic_reduce = by_halves_else(interpreter.ReduceOps.generic_reduce)
     interpreter._implicit_cvt = fp32_floats(interpreter._implicit_cvt)
     programs_in_any_order(type(interpreter.interpreter_builder))
+    descriptors_aligned_as_on_a_gpu(type(interpreter.interpreter_builder))
     logic_of_blocks_elementwise(interpreter)
+
+
+def descriptors_aligned_as_on_a_gpu(builder: type) -> None:
+    """A descriptor a kernel makes itself (tl.make_tensor_descriptor) is refused as a GPU's
+    TMA refuses it, with the same reason and fix as one the host passes; the interpreter's own
+    check says only "stride must be 16-byte aligned"."""
+    make = builder.create_make_tensor_descriptor
+
+    def checked(self, base, shape, strides, *rest, **kwargs):
+        size = base.dtype.element_ty.primitive_bitwidth // 8
+        strides_now = [int(s.data.item()) for s in strides]
+        misaligned = tma_misalignment(int(base.data.item()), size, strides_now)
+        if misaligned:
+            raise BeyondTheGpu(misaligned)
+        return make(self, base, shape, strides, *rest, **kwargs)
+
+    builder.create_make_tensor_descriptor = checked
 
 
 # the names the rewritten kernels call `and`, `or` and `not` by (the interpreter copies its
@@ -588,7 +605,7 @@ class Executor:
             from triton.tools.tensor_descriptor import TensorDescriptor
 
             base = storages.view(value["base"])
-            misaligned = tma_misalignment(base, value["strides"])
+            misaligned = tma_misalignment(base.data_ptr(), base.element_size(), value["strides"])
             if misaligned:
                 raise BeyondTheGpu(misaligned)
             return TensorDescriptor(
@@ -759,25 +776,29 @@ class Executor:
 
     def describe_error(self, e: BaseException) -> dict:
         """The error, and the line of the learner's file it points at: the kernel module keeps
-        every kernel on its original lines. The interpreter wraps a kernel's exception."""
-        shown = self.module.filename if self.module else None
-        frames = []
-        for error in (e, e.__cause__):
-            if error is not None:
-                frames += [
-                    f for f in traceback.extract_tb(error.__traceback__) if f.filename == shown
-                ]
-        where = frames[-1] if frames else None
-        # the interpreter raises InterpreterError(repr(error)) from the kernel's own error
+        every kernel on its original lines. The interpreter raises InterpreterError(repr(error))
+        from the kernel's own error, once more at each @triton.jit helper it passes through."""
         from triton.runtime.interpreter import InterpreterError
 
-        wrapped = isinstance(e, InterpreterError) and isinstance(e.__cause__, Exception)
-        cause = e.__cause__ if wrapped else e
+        chain = [e]
+        while isinstance(chain[-1], InterpreterError) and isinstance(
+            chain[-1].__cause__, Exception
+        ):
+            chain.append(chain[-1].__cause__)
+        cause = chain[-1]
+        shown = self.module.filename if self.module else None
+        frames = [
+            f
+            for error in chain
+            for f in traceback.extract_tb(error.__traceback__)
+            if f.filename == shown
+        ]
+        where = frames[-1] if frames else None
         return {
             "type": type(cause).__name__,
             "message": compile_error_text(cause)[:4000],
             "refused": isinstance(e, Refused),
-            "limit": isinstance(e, BeyondTheGpu),
+            "limit": isinstance(cause, BeyondTheGpu),
             "line": where.lineno if where else None,
             "code": (where.line or "").strip()[:300] if where else "",
             "fatal": is_fatal(e),

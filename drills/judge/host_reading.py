@@ -20,6 +20,7 @@ from drills.judge.names import (
     import_bindings,
     import_problems,
     is_module,
+    kernel_chain_problem,
     name_chain,
 )
 from drills.judge.reading import Finding, SourceText
@@ -98,6 +99,15 @@ class HostCheck(ast.NodeVisitor):
         self.bases: set[int] = set()  # nodes that are the .value of an attribute
         self.called: set[int] = set()  # nodes that are the .func of a call
         self.compared: set[int] = set()  # `triton is None` is no use of the module
+        # `math = tl.math` at module level (Inductor's helpers): a name for a module kernels
+        # may use, which the kernels' reading takes as an import of it
+        self.kernel_module_names = {
+            id(stmt.value)
+            for stmt in source.tree.body
+            if isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        }
         self.set_names = set_names(source.tree)
 
     def flag(self, node: ast.AST, what: str, computes: bool = False) -> None:
@@ -210,7 +220,11 @@ class HostCheck(ast.NodeVisitor):
             stored = not isinstance(node.ctx, ast.Load) and path[:2] != ["torch", "backends"]
             if problem is None and stored:
                 problem = f"assigns to {dotted}"
-            if problem is None and id(node) not in self.compared and is_module(path):
+            named_for_kernels = id(node) in self.kernel_module_names and not kernel_chain_problem(
+                path
+            )
+            passed = id(node) not in self.compared and not named_for_kernels
+            if problem is None and passed and is_module(path):
                 problem = f"passes the module {dotted} around as a value"
             if problem:
                 computes = path[0] in NUMERIC_MODULES and not problem.startswith("reads")

@@ -353,6 +353,8 @@ class KernelModule:
     def add_assignment(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         """A constant (X = 4, X = tl.constexpr(4), X: tl.constexpr = 4, X *= 2), if its value
         is safe to compute; any other module-level value is left out."""
+        if self.module_alias(stmt):
+            return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
         plain_targets = all(
@@ -376,6 +378,28 @@ class KernelModule:
         else:
             self.constants -= set(names)
             self.left_out_values |= set(names)
+
+    def module_alias(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> bool:
+        """Whether stmt names a module a kernel may use, and if so takes it as an import of that
+        module: Inductor's triton_helpers writes `math = tl.math` and `libdevice =
+        tl.extra.libdevice`, and its kernels call math.exp."""
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return False
+        path = self.path(stmt.value)
+        if not path or not is_module(path) or kernel_chain_problem(path):
+            return False
+        if hidden_line_break(self.segment(stmt)):
+            return False
+        name = stmt.targets[0].id
+        for names in (self.constants, self.left_out_values, self.host_functions):
+            names.discard(name)
+        self.chunks.append((stmt.lineno, self.segment(stmt)))
+        self.aliases[name] = ".".join(path)
+        return True
 
     def safe_value(self, node: ast.expr) -> bool:
         """Whether the judge may evaluate node: constants, arithmetic, earlier constants,

@@ -181,9 +181,11 @@ def walk(path: list[str], imports: bool = False, deep: bool = False) -> list[obj
 
 
 def is_module(path: list[str]) -> bool:
+    """Whether path names a module, as getattr finds it or as an import would (triton's own
+    submodules imported to be sure: tl.extra.libdevice is one only once imported)."""
     return any(
         len(found) == len(path) and isinstance(found[-1], types.ModuleType)
-        for found in (walk(path), walk(path, imports=True))
+        for found in (walk(path), walk(path, imports=True, deep=True))
     )
 
 
