@@ -339,15 +339,17 @@ def make_case(
 
 def run_split(case: Case, n_rows: int, parts: int) -> Watched:
     """Run a case that asks for `parts` programs a row: right values, from a launch that
-    gave each row that many programs."""
+    gave each row that many programs, no fewer and no more."""
     watched = run_case(case)
     programs = [launch.programs() for launch in watched.launches]
-    if not any(p >= n_rows * parts for p in programs):
+    if n_rows * parts not in programs:
+        more = any(p > n_rows * parts for p in programs)
         fail(
             Kind.NOT_SPLIT,
             f"softmax(x, parts={parts}) on {n_rows} rows launched {programs} programs: each "
             f"row must be shared by {parts} programs, the grid (n_rows, parts), each reducing "
-            "its part to a (max, sum) pair that the row's programs then combine.",
+            "its part to a (max, sum) pair that the row's programs then combine."
+            + (" A given parts is the caller's choice: use it, not more." if more else ""),
             case.name,
         )
     return watched

@@ -220,6 +220,12 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "division, passed 65504, fp16's largest. Keep it in fp32 (tl.zeros(..., "
                 "dtype=tl.float32), tl.dot(p, v, acc)) and convert only what you store."
             )
+        if dtype == torch.float16 and s.shape[-1] > 65504 and bool((out == 0).all()):
+            return (
+                "every output is 0: over more than 65504 keys the running sum passed fp16's "
+                "largest and went to inf, and acc / inf is 0. Keep the running max and sum in "
+                "fp32, as the accumulator."
+            )
         padded = max(16, 1 << (head_dim - 1).bit_length())
         if default_scale and padded != head_dim:
             wrong_scale = 1 / math.sqrt(padded)
@@ -265,7 +271,33 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                     "at all: loop up to min(seq_k, start_m + BLOCK_M), the end of the program's "
                     "last query."
                 )
+            # the loop's end taken as start_m + BLOCK_N: short of the program's last queries
+            # where BLOCK_M > BLOCK_N
+            ends = torch.div(
+                rows // block_m * block_m + 2 * block_n - 1, block_n, rounding_mode="floor"
+            )
+            by_block_n = s.masked_fill(cols[None, :] >= ends[:, None] * block_n, -math.inf)
+            if block_m > block_n and left(attention_of(by_block_n, v)[0]):
+                return (
+                    "with causal=True the loop over keys ended at start_m + BLOCK_N, not at "
+                    f"start_m + BLOCK_M: with BLOCK_M = {block_m} and BLOCK_N = {block_n}, the "
+                    "program's later queries never saw the keys up to their own. Loop up to "
+                    "min(seq_k, start_m + BLOCK_M)."
+                )
         partial = s.shape[-1] % block_n
+        if partial:
+            # a key mask of cols <= seq_k: one key past the end, whose k loads as 0, scores 0
+            one_more = torch.nn.functional.pad(s, (0, 1), value=0.0)
+            if causal:
+                rows = torch.arange(s.shape[-2], device=s.device)
+                one_more[..., -1] = torch.where(rows >= s.shape[-1], 0.0, -math.inf)
+            extra_v = torch.nn.functional.pad(v.double(), (0, 0, 0, 1))
+            if left(attention_of(one_more, extra_v)[0]):
+                return (
+                    "one key past the end took part: the key mask let cols == seq_k in (cols "
+                    "<= seq_k), and that key, loaded as 0, scored 0. Keep keys with cols < "
+                    "seq_k."
+                )
         scored_0 = blockwise(s, v, block_n, pad_score=0.0) if partial else None
         started_at_0 = blockwise(s, v, block_n, start_max=0.0, p_dtype=dtype)
         if left(started_at_0):
@@ -667,6 +699,9 @@ def test_log_sum_exp(impl, shape, causal, q_scale):
         # scores near 0 and v near 100 over 1000 keys: the unnormalised output passes 65504,
         # fp16's largest, so the accumulator must be fp32
         pytest.param((1, 1, 16, 1000, 32), torch.float16, 100.0, id="fp16-acc-past-65504"),
+        # scores near 0 over 70,000 keys, v near 1: the running sum passes 65504, so it must be
+        # fp32 too
+        pytest.param((1, 1, 16, 70_000, 16), torch.float16, 1.0, id="fp16-sum-past-65504"),
         pytest.param((1, 2, 100, 100, 64), torch.bfloat16, 0.0, id="bf16", marks=needs_bf16()),
     ],
 )

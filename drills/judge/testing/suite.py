@@ -61,11 +61,13 @@ def not_applicable(why: str):
 
 
 def needs_bf16():
-    """Mark a bf16 case: it needs a GPU, and one of sm_80 (Ampere) or newer, where Triton has
-    bf16 (its own tests skip bf16 below that: check_type_supported in test_core.py). The T4 of a
-    free notebook is sm_75: there the case is skipped, like a GPU-only case on the CPU."""
+    """Mark a bf16 case: it runs on a GPU of sm_80 (Ampere) or newer, where Triton has bf16
+    (its own tests skip bf16 below that: check_type_supported in test_core.py). The T4 of a
+    free notebook is sm_75: there the case is skipped, like a GPU-only case on the CPU. The
+    interpreter has no bf16: there the call is recorded and its kernels compiled for sm_90,
+    and the case then skipped (drills.judge.testing.case.watch)."""
     if not runtime.current().is_gpu:
-        return needs_gpu("the interpreter has no bf16")
+        return ()  # no mark: pytest.param takes a collection of them
     major, minor = torch.cuda.get_device_capability()
     return pytest.mark.skipif(
         major < 8, reason=f"needs a GPU with bf16 (sm_80 or newer); this one is sm_{major}{minor}"
