@@ -563,10 +563,11 @@ def test_shares_each_row(impl):
     if sharing is not None and sharing < 2:
         fail(
             Kind.NOT_SPLIT,
-            f"softmax(x, parts={parts}) launched {parts} programs a row, but every column of a "
-            f"row of {n_cols} was stored by one of them: the row's columns must be shared. Give "
-            "part p the columns from p * part_cols on, where part_cols is the row's share, "
-            "cdiv(n_cols, parts), rounded up to whole blocks.",
+            f"softmax(x, parts={parts}) launched {parts} programs a row, but one of them "
+            f"stored every column of a row of {n_cols}: the row's columns must be shared, each "
+            "part storing its own. Give part p the columns from p * part_cols on, up to the "
+            "next part's first, where part_cols is the row's share, cdiv(n_cols, parts), "
+            "rounded up to whole blocks.",
             case.name,
         )
 

@@ -302,6 +302,7 @@ def programs_in_any_order(builder: type) -> None:
     def shuffled_dim(self, nx, ny, nz):
         set_grid_dim(self, nx, ny, nz)
         self.program_order = draw.sample(range(nx * ny * nz), nx * ny * nz)
+        self.launch_number = getattr(self, "launch_number", 0) + 1  # for stores_by_program
 
     def shuffled_idx(self, x, y, z):
         _, ny, nz = self.grid_dim
@@ -469,21 +470,27 @@ def reads_outside(regions: list, found: dict):
 @contextlib.contextmanager
 def stores_by_program(regions: list):
     """On the interpreter, note in each region's `writers` (one int32 per element of its
-    buffer, -1 until stored into) the linear id of the program whose store it holds, pid_0 +
-    pid_1 * grid_0 + pid_2 * grid_0 * grid_1."""
+    buffer, -1 until stored into) the linear id of a program of the last launch that stored
+    it, pid_0 + pid_1 * grid_0 + pid_2 * grid_0 * grid_1: the lowest, where several did, so
+    that what is noted does not depend on the order the programs happened to run in."""
     if not INTERPRETING or not regions:
         yield
         return
     import numpy as np
     from triton.runtime.interpreter import InterpreterBuilder
 
+    stored_in = [np.zeros(writers.size, dtype=np.int64) for _, _, writers in regions]
+
     def note(builder, ptrs, mask) -> None:
         x, y, z = builder.grid_idx
         pid = x + y * builder.grid_dim[0] + z * builder.grid_dim[0] * builder.grid_dim[1]
         addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
-        for start, size, writers in regions:
+        for (start, size, writers), launch_of in zip(regions, stored_in, strict=True):
             element = (addresses[addresses >= start] - start) // size
-            writers[element[element < writers.size]] = pid
+            element = element[element < writers.size]
+            earlier = launch_of[element] != builder.launch_number
+            writers[element] = np.where(earlier, pid, np.minimum(writers[element], pid))
+            launch_of[element] = builder.launch_number
 
     store, atomic = InterpreterBuilder.create_masked_store, InterpreterBuilder.create_atomic_rmw
 
