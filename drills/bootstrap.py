@@ -55,7 +55,8 @@ if __name__ == "__main__":
         print(_problem, file=sys.stderr)
         sys.exit(2)
 
-import json  # noqa: E402 - after the version check: tomllib needs 3.11
+import contextlib  # noqa: E402 - after the version check: tomllib needs 3.11
+import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
@@ -175,20 +176,26 @@ LOW_DISK = 1 << 30  # bytes: below this, an install of several gigabytes has run
 def full_disks() -> list[str]:
     """The folders pip writes to (.venv, its temporary files) whose disks are all but full,
     looked at before the half-made .venv is removed and frees its space again."""
-    folders = {str(ROOT), tempfile.gettempdir()}
-    return sorted(f for f in folders if shutil.disk_usage(f).free < LOW_DISK)
+    full = []
+    for folder in sorted({str(ROOT), tempfile.gettempdir()}):
+        with contextlib.suppress(OSError):  # a folder that cannot be looked at tells nothing
+            if shutil.disk_usage(folder).free < LOW_DISK:
+                full.append(folder)
+    return full
 
 
 def likely_cause(full: list[str]) -> str:
-    """What most likely stopped pip, in a sentence: a full disk where one is, else the index."""
+    """What most likely stopped pip, in a sentence: a full disk where one is seen, else the
+    two usual causes, for pip's own error to tell apart."""
     if full:
         return (
-            f"The disk of {' and of '.join(full)} has under 1 GiB free, and torch needs about "
-            "5.5 GB: free some space, then run `make grade` again."
+            f"The disk of {' and of '.join(full)} has under 1 GiB free, and the install needs "
+            "gigabytes (about 5.5 GB with CUDA's torch, 1.9 GB with TORCH=cpu): free some "
+            "space, then run `make grade` again."
         )
     return (
-        "An unreachable index (no network, a proxy) is the usual cause: run `make grade` again "
-        "once pip can reach it."
+        "The usual causes are an unreachable index (no network, a proxy) and a full disk: "
+        "pip's error above says which. Run `make grade` again once it is fixed."
     )
 
 

@@ -244,6 +244,7 @@ def test_a_full_disk_is_named_as_the_cause_not_the_index(monkeypatch, tmp_path):
     said = bootstrap.likely_cause(full)
     assert str(bootstrap.ROOT) in said and "1 GiB free" in said and "index" not in said
     assert "unreachable index" in bootstrap.likely_cause([])
+    assert "full disk" in bootstrap.likely_cause([])  # where none was seen full, pip tells
 
 
 def test_a_cpu_only_torch_is_told_from_pypis_by_its_version(monkeypatch):

@@ -797,30 +797,46 @@ def test_kernels_may_call_the_jit_helpers_of_inductors_library_and_nothing_else_
 MODULE_NAMES = [
     ("math = tl.math", "math.exp(tl.load(x_ptr + offs))", None),
     ("libdevice = tl.extra.libdevice", "libdevice.exp(tl.load(x_ptr + offs))", None),
-    ("core = tl.core", "core.builtins.exec('x = 1')", "reaches builtins through"),
+    ("core = tl.core", "core.builtins.exec('x = 1')", "reads core, a module-level value that"),
     ("rt = triton.runtime", "rt.driver", "reads rt, a module-level value that is not a constant"),
 ]
 
 
 @pytest.mark.parametrize(("named", "line", "why"), MODULE_NAMES, ids=[m[0] for m in MODULE_NAMES])
 def test_a_module_level_name_for_a_module_reaches_what_its_path_reaches(tmp_path, named, line, why):
-    """Inductor's triton_helpers says `math = tl.math` and its kernels call math.exp: a kernel
-    may use such a name as it may use the path the name stands for, and no further."""
+    """Inductor's triton_helpers says `math = tl.math` and its kernels call math.exp: a name
+    for one of triton.language's modules of functions reads as an import of it; a name for any
+    other module is a module-level value, which no kernel reads."""
     first_line = next(s for s in BASE.split("\n") if s.startswith("    offs = "))
     text = BASE.replace(first_line, f"{first_line}\n    {line}", 1) + f"\n{named}\n"
     read_as = learner(tmp_path, text)
     kernel_text, findings = read_as.kernel_module()
     if why is None:
-        assert findings == [] and "def add_kernel" in kernel_text and named in kernel_text
+        # imported on that line: tl.extra.libdevice is an attribute only once imported
+        name = named.split(" = ")[0]
+        assert findings == [] and "def add_kernel" in kernel_text
+        assert f" as {name}\n" in kernel_text
         assert read_as.escapes() == []  # nor is the name a module passed around in host code
     else:
         assert "def add_kernel" not in kernel_text
         assert why in str(findings[0]), findings
 
 
-def test_a_module_level_name_for_torch_is_a_module_passed_around(tmp_path):
-    findings = learner(tmp_path, BASE + "\nlib = torch\n").escapes()
-    assert [f.what for f in findings] == ["passes the module torch around as a value"]
+@pytest.mark.parametrize(
+    ("named", "dotted"), [("lib = torch", "torch"), ("core = tl.core", "triton.language.core")]
+)
+def test_a_module_level_name_for_another_module_is_a_module_passed_around(tmp_path, named, dotted):
+    findings = learner(tmp_path, BASE + f"\n{named}\n").escapes()
+    assert [f.what for f in findings] == [f"passes the module {dotted} around as a value"]
+
+
+@pytest.mark.parametrize("name", ["__builtins__", "tl", "add_kernel"])
+def test_a_name_with_a_meaning_of_its_own_stays_no_module_alias(tmp_path, name):
+    """`__builtins__ = tl.math` would make every builtin a kernel names a lookup in that
+    module's namespace; tl and a kernel keep what the file made them."""
+    kernel_text, _ = learner(tmp_path, BASE + f"\n{name} = tl.math\n").kernel_module()
+    assert f"triton.language.math as {name}" not in kernel_text
+    assert f"{name} = tl.math" not in kernel_text
 
 
 def test_a_kernel_calling_one_left_out_is_left_out(tmp_path):

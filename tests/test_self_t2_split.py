@@ -33,7 +33,9 @@ def rows(n_rows, n_cols, dtype, *, gap=0, seed=0):
         pytest.param(3, 65536, torch.float32, 0, marks=needs_gpu("the split waits on a GPU")),
         pytest.param(5, 40000, torch.float32, 24, marks=needs_gpu("the split waits on a GPU")),
         pytest.param(7, 33000, torch.float16, 8, marks=needs_gpu("the split waits on a GPU")),
-        pytest.param(2, 65536, torch.bfloat16, 0, marks=needs_bf16()),
+        pytest.param(
+            2, 65536, torch.bfloat16, 0, marks=[needs_gpu("the split waits on a GPU"), needs_bf16()]
+        ),
     ],
 )
 def test_split_rows_match_float64_twice(split, n_rows, n_cols, dtype, gap):

@@ -285,8 +285,9 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                     "min(seq_k, start_m + BLOCK_M)."
                 )
         partial = s.shape[-1] % block_n
-        if partial:
+        if partial and block_n - partial > 1:
             # a key mask of cols <= seq_k: one key past the end, whose k loads as 0, scores 0
+            # (where the block has room for only that one, no key mask at all is the same)
             one_more = torch.nn.functional.pad(s, (0, 1), value=0.0)
             if causal:
                 rows = torch.arange(s.shape[-2], device=s.device)

@@ -196,6 +196,8 @@ def descriptors_aligned_as_on_a_gpu(builder: type) -> None:
     make = builder.create_make_tensor_descriptor
 
     def checked(self, base, shape, strides, *rest, **kwargs):
+        if not hasattr(base.dtype, "element_ty"):  # no pointer: the interpreter's own error
+            return make(self, base, shape, strides, *rest, **kwargs)
         size = base.dtype.element_ty.primitive_bitwidth // 8
         strides_now = [int(s.data.item()) for s in strides]
         misaligned = tma_misalignment(int(base.data.item()), size, strides_now)
@@ -479,7 +481,7 @@ def stores_by_program(regions: list):
     import numpy as np
     from triton.runtime.interpreter import InterpreterBuilder
 
-    stored_in = [np.zeros(writers.size, dtype=np.int64) for _, _, writers in regions]
+    stored_in = [np.full(writers.size, -1, dtype=np.int64) for _, _, writers in regions]
 
     def note(builder, ptrs, mask) -> None:
         x, y, z = builder.grid_idx
@@ -488,9 +490,10 @@ def stores_by_program(regions: list):
         for (start, size, writers), launch_of in zip(regions, stored_in, strict=True):
             element = (addresses[addresses >= start] - start) // size
             element = element[element < writers.size]
-            earlier = launch_of[element] != builder.launch_number
+            launch = getattr(builder, "launch_number", 0)
+            earlier = launch_of[element] != launch
             writers[element] = np.where(earlier, pid, np.minimum(writers[element], pid))
-            launch_of[element] = builder.launch_number
+            launch_of[element] = launch
 
     store, atomic = InterpreterBuilder.create_masked_store, InterpreterBuilder.create_atomic_rmw
 

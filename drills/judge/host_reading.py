@@ -11,6 +11,7 @@ import ast
 
 from drills.judge.names import (
     ESCAPE_BUILTINS,
+    FUNCTION_MODULES,
     INTERNAL_ATTRIBUTES,
     READABLE_DUNDERS,
     TENSOR_COMPUTE,
@@ -20,7 +21,6 @@ from drills.judge.names import (
     import_bindings,
     import_problems,
     is_module,
-    kernel_chain_problem,
     name_chain,
 )
 from drills.judge.reading import Finding, SourceText
@@ -99,8 +99,8 @@ class HostCheck(ast.NodeVisitor):
         self.bases: set[int] = set()  # nodes that are the .value of an attribute
         self.called: set[int] = set()  # nodes that are the .func of a call
         self.compared: set[int] = set()  # `triton is None` is no use of the module
-        # `math = tl.math` at module level (Inductor's helpers): a name for a module kernels
-        # may use, which the kernels' reading takes as an import of it
+        # `math = tl.math` at module level (Inductor's helpers): a name for one of
+        # triton.language's modules of functions, which the kernels' reading takes as an import
         self.kernel_module_names = {
             id(stmt.value)
             for stmt in source.tree.body
@@ -220,9 +220,7 @@ class HostCheck(ast.NodeVisitor):
             stored = not isinstance(node.ctx, ast.Load) and path[:2] != ["torch", "backends"]
             if problem is None and stored:
                 problem = f"assigns to {dotted}"
-            named_for_kernels = id(node) in self.kernel_module_names and not kernel_chain_problem(
-                path
-            )
+            named_for_kernels = id(node) in self.kernel_module_names and dotted in FUNCTION_MODULES
             passed = id(node) not in self.compared and not named_for_kernels
             if problem is None and passed and is_module(path):
                 problem = f"passes the module {dotted} around as a value"

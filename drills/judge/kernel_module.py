@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 
 from drills.judge.names import (
+    FUNCTION_MODULES,
     host_chain_problem,
     import_bindings,
     is_module,
@@ -380,24 +381,27 @@ class KernelModule:
             self.left_out_values |= set(names)
 
     def module_alias(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> bool:
-        """Whether stmt names a module a kernel may use, and if so takes it as an import of that
-        module: Inductor's triton_helpers writes `math = tl.math` and `libdevice =
-        tl.extra.libdevice`, and its kernels call math.exp."""
+        """Whether stmt names one of triton.language's modules of functions, and if so takes it
+        as an import of that module: Inductor's triton_helpers writes `math = tl.math` and
+        `libdevice = tl.extra.libdevice`, and its kernels call math.exp. The judge's module
+        imports it on that line (tl.extra.libdevice is an attribute only once imported); a name
+        the file already gives a meaning (tl, a kernel) or a hidden one (__builtins__) stays
+        what it was."""
         if not (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
         ):
             return False
-        path = self.path(stmt.value)
-        if not path or not is_module(path) or kernel_chain_problem(path):
+        name, path = stmt.targets[0].id, self.path(stmt.value)
+        taken = (self.aliases, self.jit_defs, self.kernel_aliases, self.namespaces, self.classes)
+        if not path or ".".join(path) not in FUNCTION_MODULES:
             return False
-        if hidden_line_break(self.segment(stmt)):
+        if name.startswith("_") or any(name in names for names in taken):
             return False
-        name = stmt.targets[0].id
         for names in (self.constants, self.left_out_values, self.host_functions):
             names.discard(name)
-        self.chunks.append((stmt.lineno, self.segment(stmt)))
+        self.chunks.append((stmt.lineno, f"import {'.'.join(path)} as {name}"))
         self.aliases[name] = ".".join(path)
         return True
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import triton.language as tl
 
-MODULES = ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice")
+from drills.judge.names import LIBDEVICE_MODULES
 
 # libdevice's names (CUDA's, less the __nv_ prefix) for numpy's functions of the same maths
 NUMPY = {
@@ -106,7 +106,7 @@ def install() -> dict[Callable, Callable]:
     place in memory), for names a kernel's module bound to one at import (from
     triton.language.extra.libdevice import exp)."""
     replaced = {}
-    for module_name in MODULES:
+    for module_name in LIBDEVICE_MODULES:
         try:
             module = importlib.import_module(module_name)
         except ImportError:

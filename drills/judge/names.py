@@ -124,6 +124,11 @@ JIT_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
 # triton_helpers.max2 and tl_math.exp. They are installed with torch, so the judge may import
 # them; each is imported only when a learner's file names it (inductor's takes a second).
 KERNEL_LIBRARIES = ("torch._inductor.runtime.triton_helpers",)
+LIBDEVICE_MODULES = ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice")
+# the modules of triton.language that hold only functions, which a module-level name may stand
+# for (Inductor's helpers: math = tl.math); a name for any other module (tl.core, whose
+# attributes reach builtins) is a module passed around
+FUNCTION_MODULES = frozenset({"triton.language.math", *LIBDEVICE_MODULES})
 # the names triton offers its autotune decorator under
 AUTOTUNE_DECORATORS = frozenset(
     {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
@@ -181,11 +186,9 @@ def walk(path: list[str], imports: bool = False, deep: bool = False) -> list[obj
 
 
 def is_module(path: list[str]) -> bool:
-    """Whether path names a module, as getattr finds it or as an import would (triton's own
-    submodules imported to be sure: tl.extra.libdevice is one only once imported)."""
     return any(
         len(found) == len(path) and isinstance(found[-1], types.ModuleType)
-        for found in (walk(path), walk(path, imports=True, deep=True))
+        for found in (walk(path), walk(path, imports=True))
     )
 
 
