@@ -252,7 +252,8 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
         if left(with_stats([online_stats(p, block, first_max=0.0) for p in parts])):
             return (
                 "a row of numbers far below 0 had 0 as its max, so every exp() underflowed "
-                "and 0 / 0 is NaN: the running max started at 0, or masked lanes loaded 0. "
+                "and 0 / 0 is NaN: the running max started at 0, or masked lanes loaded 0, "
+                "either a block's columns past the row's end or the combine's pairs past parts. "
                 "Start it at -inf, and load masked lanes as -inf."
             )
         if dtype == torch.float16:

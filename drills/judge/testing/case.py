@@ -1052,11 +1052,12 @@ RUN_TO_RUN = (
     "program, from what the inputs hold."
 )
 READS_ITS_OUTPUT = (
-    "The result depends on what `out` held before the call: run again with `out` zeroed "
-    "instead of the judge's fill, it came out different. A kernel must not read `out` before "
-    "it writes it; where it reads a block another program stores, programs race, since a GPU "
-    "runs them at the same time, in no order (the CPU interpreter, in an order drawn at each "
-    "launch)."
+    "The result depends on what `out` held before the call, or on the order the programs ran "
+    "in: run again with `out` zeroed instead of the judge's fill, it came out different. A "
+    "kernel must not read `out` before it writes it, and no program may read what another "
+    "stores in the same launch (in `out` or in a buffer of its own): programs race, since a "
+    "GPU runs them at the same time, in no order (the CPU interpreter, in an order drawn at "
+    "each launch)."
 )
 
 
