@@ -487,10 +487,10 @@ def stores_by_program(regions: list):
         x, y, z = builder.grid_idx
         pid = x + y * builder.grid_dim[0] + z * builder.grid_dim[0] * builder.grid_dim[1]
         addresses = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)]
+        launch = getattr(builder, "launch_number", 0)
         for (start, size, writers), launch_of in zip(regions, stored_in, strict=True):
             element = (addresses[addresses >= start] - start) // size
             element = element[element < writers.size]
-            launch = getattr(builder, "launch_number", 0)
             earlier = launch_of[element] != launch
             writers[element] = np.where(earlier, pid, np.minimum(writers[element], pid))
             launch_of[element] = launch
