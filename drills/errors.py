@@ -80,6 +80,13 @@ _KNOWN_ERRORS = {
     "without [:, None] the row maxes would meet x's columns).",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
+    # torch's words for cudaErrorMisalignedAddress: "CUDA error: misaligned address"
+    r"misaligned address": "An access came at an address less aligned than its instruction "
+    "needs. Through a tensor descriptor (tl.make_tensor_descriptor, TensorDescriptor), a "
+    "tensor descriptor's base and every stride but the last must be multiples of 16 bytes: a "
+    "view that starts mid-row, or has gaps between its rows, cannot be described; load it with "
+    "tl.load. Otherwise look for a tl.multiple_of or tl.max_contiguous hint that promises more "
+    "than this case's sizes and strides keep.",
 }
 
 

@@ -4,6 +4,7 @@ allows, and how it measures a matmul's rounding."""
 import torch
 
 from drills.judge.testing import (
+    Guarded,
     Launch,
     Tolerance,
     compare,
@@ -12,6 +13,7 @@ from drills.judge.testing import (
     matches,
     matches_reads,
 )
+from drills.judge.testing.diagnose import stepped_by
 
 MATMUL = Tolerance(1e-2, 2e-3)  # t3's and t4's
 
@@ -85,3 +87,26 @@ def test_split_k_stores_are_named_whichever_split_won_every_tile():
     without_splits = Launch("matmul_kernel", (4, 2), {"BLOCK_K": 32})
     first_block = (a[:, :32].double() @ b[:32].double()).half()
     assert "tl.cdiv(K, BLOCK_K)" in diagnose(without_splits, first_block)
+
+
+def test_a_guessed_mistake_leaves_out_the_rows_whose_reads_left_the_guarded_buffer():
+    """a's pointers stepped by b's stride along K read past a's buffer, where a GPU finds
+    whatever lies there (an H100 read other values and NaN padding past a 2048 x 2048 a): the
+    rows of c whose reads stayed in the buffer, in a or in its NaN padding, name the mistake."""
+    a, b = operands(4, M=64, N=64, K=256)
+    ga, gb = Guarded.holding(a), Guarded.holding(b)
+    step = 16
+    offsets = stepped_by(ga.tensor, step, 1, gb.tensor.stride(0))
+    past = ga.past_the_ends(offsets).any(1)
+    product = (ga.read_at(offsets) @ b.double()).half()
+    finite = ~product.isnan().any(1)
+    # rows of every kind: reads inside a, reads reaching its padding, reads past its buffer
+    assert finite.any() and (~finite & ~past).any() and past.any() and not past.all()
+    unknown = torch.randn(64, 64, generator=torch.Generator().manual_seed(5)).half()
+    got = torch.where(past[:, None], unknown, product)
+    diagnose = k_loop_mistake(a, b, dot_product_tolerance(MATMUL, a, b), "BLOCK_SIZE_K", (ga, gb))
+    launch = Launch("matmul_kernel", (16,), {"BLOCK_SIZE_K": step})
+    assert "the pointers into a moved 16 steps of b's stride along K" in diagnose(launch, got)
+    # a known row that differs: the guess is not what happened
+    got[0, 0] += 8
+    assert "pointers into a" not in diagnose(launch, got)

@@ -549,6 +549,35 @@ def test_fp16_accumulator_compile_error_is_explained():
     assert explain(interpreted.replace("tl.dot(a, b, acc)", "tl.dot(a, b)")) == ""
 
 
+def test_a_misaligned_address_is_explained_without_torchs_debugging_advice():
+    """torch 2.11's whole message for the fault an H100 raised when a kernel made a tensor
+    descriptor of a view with gaps between its rows (negative q_through_a_misaligned_descriptor):
+    the executor waits for each launch and names the one that faulted, so torch's advice on
+    finding it goes, and the learner gets what misaligns an access."""
+    from drills.judge import remote
+
+    torch_words = (
+        "CUDA error: misaligned address\nSearch for `cudaErrorMisalignedAddress' in "
+        "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more "
+        "information.\nCUDA kernel errors might be asynchronously reported at some other API "
+        "call, so the stacktrace below might be incorrect.\nFor debugging consider passing "
+        "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "
+        "assertions.\n"
+    )
+    error = {"type": "AcceleratorError", "message": torch_words, "fatal": True}
+    executor = SimpleNamespace(shown_as="t6_attention.py")
+    _, message, kind = remote.ExecutorProcess._classify(executor, error)
+    assert kind == Kind.CUDA_FAULT
+    assert (
+        message.splitlines()[0]
+        == "your kernel raised AcceleratorError: CUDA error: misaligned address"
+    )
+    for torchs in ("Search for", "asynchronously", "CUDA_LAUNCH_BLOCKING", "TORCH_USE_CUDA_DSA"):
+        assert torchs not in message, message
+    assert "a tensor descriptor's base and every stride but the last" in message
+    assert explain("CUDA error: an illegal memory access was encountered") != explain(torch_words)
+
+
 def test_a_scalar_accumulator_is_told_apart_from_an_fp16_one():
     """triton's words for a loop-carried variable whose type changes (code_generator.py's
     _verify_loop_carried_variable), for acc = 0.0 and for an fp16 tl.zeros."""

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 import torch
 
-from drills import runtime, spec
+from drills import spec
 from drills.judge.testing import (
     DTYPE_NAMES,
     Case,
@@ -60,18 +60,6 @@ HINTS = Hints(
     values="softmax(x)_i = exp(x_i - max(x)) / sum_j exp(x_j - max(x)), with the max and the "
     "sum taken over one whole row and nothing else.",
 )
-
-
-def fused_scale_note(x: torch.Tensor) -> str:
-    """On a GPU, for rows far below -1e30: the other kernel that leaves NaN there."""
-    if not runtime.current().is_gpu or float(x.float().max()) > -1e30:
-        return ""
-    return (
-        " Or, on a GPU: a kernel that multiplies x by log2(e) for exp2 before it subtracts the "
-        "max gets NaN here too. The compiler fuses x * log2(e) - max into one FMA, whose "
-        "unrounded product misses the rounded max by up to 2^97 near 1e36: subtract the max "
-        "first, then scale, exp2((x - max) * log2(e))."
-    )
 
 
 PAD_HINTS = dataclasses.replace(
@@ -220,7 +208,7 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
                     f"and 0 / 0 is NaN: the max was taken over the {lanes} masked lanes past "
                     "n_cols, loaded as 0, or a running max started at 0. Load masked lanes as "
                     "-inf, tl.load(..., other=-float('inf')), and start a running max at -inf, "
-                    "so that only the row's own values make its max." + fused_scale_note(x)
+                    "so that only the row's own values make its max."
                 )
         if isinstance(block, int) and 0 < block < n_cols and left(unrescaled_online(x, block)):
             return (
@@ -346,9 +334,13 @@ def test_softmax_twice(impl):
         # padding with a finite number (-1e4, fp16's -65504) instead of -inf: it wins the max of
         # a row below it
         pytest.param((5, 300), -1e5, id="5x300-shift-1e5"),
-        # and -1e30, "minus infinity" to some: rows at -1e36 (randn vanishes beside it, so each
-        # row is uniform) are below that too
-        pytest.param((5, 300), -1e36, id="5x300-shift-1e36"),
+        # and -1e30, "minus infinity" to some: rows at -2^120, about -1.3e36, are below that too
+        # (randn vanishes beside it, so each row is uniform). A power of two, so that x *
+        # log2(e) is exact: on a GPU, a kernel that scales x for exp2 before it subtracts the max
+        # gets x * log2(e) - max fused into one FMA, whose unrounded product misses the rounded
+        # max by the same amount in every lane, which the division by the sum cancels, unless
+        # exp2 of it overflows: near -1e36 it is up to 2^97, and inf / inf is NaN
+        pytest.param((5, 300), -(2.0**120), id="5x300-shift-2^120"),
         pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, id="drawn"),
         pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
     ],

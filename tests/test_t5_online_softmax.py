@@ -480,7 +480,8 @@ def test_late_max(impl, shape, parts):
         # a finite padding (-1e4, fp16's -65504) or a running max that starts at 0 wins the
         # max of rows below it
         pytest.param((3, 5000), -1e5, 1, 0, id="3x5000-shift-1e5"),
-        pytest.param((2, 4100), -1e36, 1, 0, id="2x4100-shift-1e36"),
+        # -1e30 as padding too: a power of two below it, as in t2 (x * log2(e) exact)
+        pytest.param((2, 4100), -(2.0**120), 1, 0, id="2x4100-shift-2^120"),
         pytest.param((2, 9000), -1e5, 3, 0, id="2x9000-shift-1e5-parts=3"),
         pytest.param((3, 300), -1e5, None, 0, id="3x300-shift-1e5"),
         # masked logits: a first block, then a whole part, of -inf alone, where a max still

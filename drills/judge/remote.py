@@ -15,6 +15,7 @@ import json
 import mmap
 import os
 import pickle
+import re
 import shutil
 import socket
 import subprocess
@@ -427,6 +428,22 @@ def _where(shown_as: str, error: dict) -> str:
     return f"\n    at {shown_as}, line {line}: {str(error.get('code', ''))[:300]}"
 
 
+# torch's advice for finding the launch that faulted, which the executor names: it waits for
+# each launch to finish
+_TORCH_FAULT_ADVICE = re.compile(
+    r"^(Search for `cuda\w+' in \S+ for more information\."
+    r"|CUDA kernel errors might be asynchronously reported .*"
+    r"|For debugging consider passing CUDA_LAUNCH_BLOCKING=1\.?"
+    r"|Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions\.)\n?",
+    re.MULTILINE,
+)
+
+
+def without_torch_fault_advice(text: str) -> str:
+    """A CUDA fault's words without torch's lines on how to find where it came from."""
+    return _TORCH_FAULT_ADVICE.sub("", text).strip()
+
+
 def _launch_that_faulted(launch) -> str:
     """A GPU fault's launch, as the executor saw it: it waits for each launch to finish, so the
     one running when the fault came is the one that made it."""
@@ -602,6 +619,7 @@ class ExecutorProcess(ChildProcess):
         if too_big:
             return Stop.OUT_OF_RESOURCES, too_big, Kind.GPU_REFUSES
         if error.get("fatal"):
+            text = without_torch_fault_advice(text)
             where = _launch_that_faulted(error.get("launch")) or _where(self.shown_as, error)
             faulted = explained(f"your kernel raised {kind}: {text}{where}", text)
             return Stop.CUDA_FAULT, faulted, Kind.CUDA_FAULT

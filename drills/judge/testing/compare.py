@@ -220,11 +220,24 @@ def matches(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
     infinite = torch.isinf(candidate)
     same_inf = torch.equal(got[infinite], candidate[infinite])
     finite = number & ~infinite
-    return same_nan and same_inf and compare(got[finite], candidate[finite], tol) is None
+    if not (same_nan and same_inf):
+        return False
+    # the others compared as equal numbers, in place: a tolerance's sizes have got's shape
+    return compare(torch.where(finite, got, 0), torch.where(finite, candidate, 0), tol) is None
 
 
-def matches_reads(got: torch.Tensor, candidate: torch.Tensor, tol: Tolerance) -> bool:
+def matches_reads(
+    got: torch.Tensor,
+    candidate: torch.Tensor,
+    tol: Tolerance,
+    unknown: torch.Tensor | None = None,
+) -> bool:
     """matches(), for a mistake guessed as reads from other places: a candidate of only NaN,
     every guessed read having reached the padding somewhere, proves nothing, since atomics
-    into a NaN canary leave only NaN too."""
-    return bool((~torch.isnan(candidate)).any()) and matches(got, candidate, tol)
+    into a NaN canary leave only NaN too. `unknown` marks the elements whose guessed reads
+    left the guarded buffers, where nothing is known of what a GPU read: the others decide."""
+    known = torch.ones_like(got, dtype=torch.bool) if unknown is None else ~unknown.to(got.device)
+    candidate = candidate.to(got.device)
+    if not bool((known & ~torch.isnan(candidate)).any()):
+        return False
+    return matches(torch.where(known, got, 0), torch.where(known, candidate, 0), tol)

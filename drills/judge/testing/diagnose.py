@@ -9,24 +9,22 @@ from drills.judge.testing.guarded import Guarded
 from drills.judge.testing.record import Launch
 
 
-def stepped_by(g: Guarded, step: int, k_dim: int, moved: int) -> torch.Tensor:
-    """The operand a matmul reads when its pointers move `step` times `moved` elements at each
-    step of K instead of `step` times its stride along K (moved is 1, or the other operand's
-    stride along K): k_dim is 1 for a [M, K], 0 for b [K, N]."""
-    t = g.tensor
+def stepped_by(t: torch.Tensor, step: int, k_dim: int, moved: int) -> torch.Tensor:
+    """Where a matmul reads operand t when its pointers move `step` times `moved` elements at
+    each step of K instead of `step` times its stride along K (moved is 1, or the other
+    operand's stride along K): k_dim is 1 for a [M, K], 0 for b [K, N]."""
     k = torch.arange(t.shape[k_dim], device=t.device)
     other = torch.arange(t.shape[1 - k_dim], device=t.device)
     along_k, across = t.stride()[k_dim], t.stride()[1 - k_dim]
     offsets = (k % step * along_k + k // step * step * moved)[None, :] + (other * across)[:, None]
-    return g.read_at(offsets if k_dim == 1 else offsets.t())
+    return offsets if k_dim == 1 else offsets.t()
 
 
-def read_with_row_stride(g: Guarded, row_stride: int) -> torch.Tensor:
-    """The 2-D operand a kernel reads when it takes its rows to lie `row_stride` apart."""
-    t = g.tensor
+def with_row_stride(t: torch.Tensor, row_stride: int) -> torch.Tensor:
+    """Where a kernel reads the 2-D t when it takes its rows to lie `row_stride` apart."""
     rows = torch.arange(t.shape[0], device=t.device)[:, None]
     cols = torch.arange(t.shape[1], device=t.device)[None, :]
-    return g.read_at(rows * row_stride + cols * t.stride(1))
+    return rows * row_stride + cols * t.stride(1)
 
 
 def k_loop_mistake(
@@ -102,14 +100,24 @@ def k_loop_mistake(
             ):
                 if moved == along_k[name_of]:
                     continue  # that is a step along K
-                eff = stepped_by(g, step, k_dim, moved)
-                if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                if reads_explain(out, name_of, g, stepped_by(g.tensor, step, k_dim, moved)):
                     return (
                         f"the pointers into {name_of} moved {how} at each step of K, not {step} "
                         f"steps of {name_of}'s own stride along K ({along_k[name_of]} here): "
                         f"{name_of}_ptrs += {name} * {stride}."
                     )
         return ""
+
+    def reads_explain(out: torch.Tensor, name_of: str, g: Guarded, offsets: torch.Tensor) -> bool:
+        """Whether c is the product with operand `name_of` read at these offsets from its first
+        element. The rows of c whose reads of a left its guarded buffer (the columns, for b)
+        are left out: on a GPU they read whatever lies past it."""
+        eff, past = g.read_at(offsets), g.past_the_ends(offsets)
+        if name_of == "a":
+            product, unknown = eff @ b, past.any(1)[:, None]
+        else:
+            product, unknown = a @ eff, past.any(0)[None, :]
+        return matches_reads(out, product.half(), tol, unknown.expand(out.shape))
 
     def row_stride_mistake(out: torch.Tensor) -> str:
         """Which operand's rows were read at another distance apart (M, N or K, or its width,
@@ -121,8 +129,7 @@ def k_loop_mistake(
             if t.stride(1) != 1:
                 continue  # a transposed view: its rows are not where a row length matters
             for guess in sorted({M, N, K, t.shape[1]} - {true}):
-                eff = read_with_row_stride(g, guess)
-                if matches_reads(out, (eff @ b if name_of == "a" else a @ eff).half(), tol):
+                if reads_explain(out, name_of, g, with_row_stride(t, guess)):
                     wider = ", inside a wider tensor" if true != t.shape[1] else ""
                     return (
                         f"the rows of {name_of} were read {guess} elements apart, but they lie "

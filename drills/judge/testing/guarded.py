@@ -133,11 +133,17 @@ class Guarded:
 
     def read_at(self, offsets: torch.Tensor) -> torch.Tensor:
         """The buffer's values, in float64, at these offsets from the tensor's first element:
-        the padding's NaN included, NaN past the buffer's ends."""
+        the padding's NaN included, NaN past the buffer's ends (see past_the_ends)."""
         at = GUARD + offsets
-        inside = (at >= 0) & (at < self.buffer.numel())
         values = self.buffer[at.clamp(0, self.buffer.numel() - 1)].double()
-        return torch.where(inside, values, torch.full_like(values, math.nan))
+        return torch.where(self.past_the_ends(offsets), math.nan, values)
+
+    def past_the_ends(self, offsets: torch.Tensor) -> torch.Tensor:
+        """Which of these offsets from the tensor's first element fall outside the buffer, on
+        memory the judge does not own: a GPU reads whatever lies there, another tensor's
+        values or its padding."""
+        at = GUARD + offsets
+        return (at < 0) | (at >= self.buffer.numel())
 
     def layout(self, row_stride: int, col_stride: int) -> torch.Tensor:
         """Boolean mask, shaped like the buffer, of where the elements of a 2-D tensor of this

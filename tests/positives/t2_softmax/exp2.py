@@ -1,6 +1,8 @@
-"""Correct, written differently: exp through exp2, e^x = 2^(x * log2(e)), the max subtracted
-first (scaled first, x * log2(e) - max fuses into one FMA on a GPU, whose unrounded product
-misses the rounded max by up to 2^97 in rows near -1e36: NaN)."""
+"""Correct, written differently: exp through exp2, e^x = 2^(x * log2(e)), x scaled before the
+max is subtracted. On a GPU, x * log2(e) - max fuses into one FMA whose product is not rounded:
+every exponent of a row is off by the same amount, the rounding of the max, which the division
+by the sum cancels, unless it overflows (up to 2^97 near -1e36: inf / inf). The judge's rows
+far below -1e30 sit at a power of two, where the product is exact."""
 
 import torch
 import triton
@@ -47,8 +49,8 @@ def softmax_kernel(x_ptr, out_ptr, n_cols, stride_x_row, stride_out_row, BLOCK_S
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride_x_row + cols, mask=mask, other=-float("inf"))
-    x = x.to(tl.float32)
-    numerator = tl.exp2((x - tl.max(x, axis=0)) * LOG2_E)
+    scaled = x.to(tl.float32) * LOG2_E
+    numerator = tl.exp2(scaled - tl.max(scaled, axis=0))
     tl.store(out_ptr + row * stride_out_row + cols, numerator / tl.sum(numerator, 0), mask=mask)
 
 
