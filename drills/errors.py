@@ -80,6 +80,10 @@ _KNOWN_ERRORS = {
     "without [:, None] the row maxes would meet x's columns).",
     r"illegal memory access": "A load or store reached an address outside every tensor: "
     "check the masks and the offsets (and int32 offsets past 2^31).",
+    # torch's words when a launch finds no GPU memory for the kernel's code or scratch
+    r"CUDA error: out of memory": "The GPU had no memory left when this launch ran (loading a "
+    "kernel and its scratch space take some): other processes hold it (a notebook's, another "
+    "grade's: nvidia-smi lists them), or your host code allocated it. Free it and grade again.",
     # torch's words for cudaErrorMisalignedAddress: "CUDA error: misaligned address"
     r"misaligned address": "An access came at an address less aligned than its instruction "
     "needs. Through a tensor descriptor (tl.make_tensor_descriptor, TensorDescriptor), a "

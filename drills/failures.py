@@ -45,6 +45,7 @@ class Kind(StrEnum):
     NOT_STARTED = "not_started"
     IMPORT_ERROR = "import_error"
     TAMPERED = "tampered"  # the learner's code changed the grader's own files
+    GPU_MEMORY = "gpu_memory"  # no GPU memory left for the judge's own buffers
     GRADER_FAILED = "grader_failed"  # the judge's own failure, never the learner's
 
 

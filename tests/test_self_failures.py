@@ -129,6 +129,31 @@ def test_a_big_case_that_finds_the_gpu_memory_taken_is_skipped_not_the_graders_f
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
 
 
+def test_a_case_that_finds_no_gpu_memory_for_the_judge_says_so_and_does_not_pass(monkeypatch):
+    """A case whose own tensors the judge cannot allocate (an H100 shared by 10 grades, one
+    process holding 52 GiB): the memory is held elsewhere, which the message says, with what was
+    free; the check still cannot pass, or a file whose host code fills the GPU would pass it."""
+    from types import SimpleNamespace
+
+    from drills.failures import Stop
+    from drills.judge import plugin
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (77 * 2**20, 79.18 * 2**30))
+    err = torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 128.00 MiB.")
+    stop, message, failure = plugin._classify(SimpleNamespace(value=err), "4096x4096")
+    assert (stop, failure.kind) == (Stop.FAILED, Kind.GPU_MEMORY)
+    assert "(0.1 of 79.2 GiB free after it tried)" in message, message
+    assert "this check cannot pass" in message and "grader failed" not in message
+    assert chinese.words_for(Kind.GPU_MEMORY) is not chinese.GENERAL
+    # the same in a launch, which torch raises as a CUDA error (the executor's, on that H100)
+    from drills.judge import remote
+
+    error = {"type": "AcceleratorError", "message": "CUDA error: out of memory\n", "fatal": True}
+    executor = SimpleNamespace(shown_as="t1_add.py")
+    _, message, kind = remote.ExecutorProcess._classify(executor, error)
+    assert kind == Kind.CUDA_FAULT and "nvidia-smi lists them" in message, message
+
+
 def _take_turns(name, steps, log):
     """A process of its own, forked after the parent opened the locks: step through `steps`,
     logging what it reached and when (a queue's puts from several processes may arrive out of

@@ -226,10 +226,28 @@ def _classify(excinfo, case: str) -> tuple[str, str, Failure]:
     if text.startswith("Timeout") or "Timeout (>" in text:
         text = f"did not finish in time. {TIMEOUT_CAUSES}"
         return Stop.TIMEOUT, text, Failure.from_message(Kind.TIMEOUT, text, case=case)
+    if type(err).__name__ == "OutOfMemoryError":
+        text = _no_memory_for_the_judge()
+        return Stop.FAILED, text, Failure.from_message(Kind.GPU_MEMORY, text, case=case)
     # the judge's own failure (every verdict of a suite names its kind): say so, rather than
     # blame the learner
     text = f"the grader failed on this case: {type(err).__name__}: {text[:2000]}"
     return Stop.FAILED, text, Failure.from_message(Kind.GRADER_FAILED, text, case=case)
+
+
+def _no_memory_for_the_judge() -> str:
+    """torch's OutOfMemoryError in the judge's own code, allocating a case's tensors: the GPU's
+    memory is held elsewhere. The check cannot pass on a case it could not run, or a file that
+    fills the GPU would pass every check it fills it for."""
+    import torch
+
+    free, total = torch.cuda.mem_get_info()
+    return (
+        "the GPU had no memory left for the judge's own tensors of this case "
+        f"({free / 2**30:.1f} of {total / 2**30:.1f} GiB free after it tried). Other processes "
+        "hold it (a notebook's, another grade's: nvidia-smi lists them), or your host code "
+        "allocated it. Free it and grade again; until then this check cannot pass."
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)
