@@ -60,6 +60,13 @@ class BeyondTheGpu(Exception):
     applies them there too, and a GPU's own error says less."""
 
 
+class RaceOnAGpu(Exception):
+    """Programs of one launch that pass values through memory as only programs run one at a
+    time can: one loads back an element it stored while another stores a different value there.
+    The interpreter runs programs one after another, so each reads its own value; a GPU runs
+    them at once, and the load can see the other's."""
+
+
 TEMPORARY_SLACK = 1 << 16  # bytes after each temporary of a record
 # CUDA's largest grid: 2^31 - 1 programs along axis 0, 65535 along axes 1 and 2
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -514,6 +521,134 @@ def stores_by_program(regions: list):
         InterpreterBuilder.create_atomic_rmw = atomic
 
 
+class ReadBacks:
+    """On the interpreter, one launch's stores, and the loads by which a program read back an
+    element it had stored itself: what race() needs to find an element that another program of
+    the launch stored a different value into."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.stores: list[tuple] = []  # (addresses, program, value bits) of each store
+        self.read_back: list[tuple] = []  # (addresses, program) of loads of its own stores
+        self.program: int | None = None
+        self.own = None  # the addresses the running program has stored into
+
+    def stored(self, program: int, addresses, bits) -> None:
+        import numpy as np
+
+        if program != self.program:
+            self.program, self.own = program, addresses
+        else:
+            self.own = np.concatenate([self.own, addresses])
+        self.stores.append((addresses, program, bits))
+
+    def loaded(self, program: int, addresses) -> None:
+        import numpy as np
+
+        if program == self.program and self.own.size and addresses.size:
+            hit = addresses[np.isin(addresses, self.own)]
+            if hit.size:
+                self.read_back.append((hit, program))
+
+    def race(self) -> tuple[int, int, int] | None:
+        """(address, the program that read it back, another program that stored a different
+        value there) for the first such element of the launch, or None."""
+        import numpy as np
+
+        if not self.read_back:
+            return None
+        read = np.unique(np.concatenate([hit for hit, _ in self.read_back]))
+        addresses = np.concatenate([a for a, _, _ in self.stores])
+        programs = np.concatenate([np.full(a.size, p, np.uint64) for a, p, _ in self.stores])
+        bits = np.concatenate([b for _, _, b in self.stores])
+        mine = np.isin(addresses, read)
+        addresses, programs, bits = addresses[mine], programs[mine], bits[mine]
+
+        def several(values):
+            """The addresses that hold more than one distinct value of `values`."""
+            pairs = np.unique(np.stack([addresses, values]), axis=1)
+            where, count = np.unique(pairs[0], return_counts=True)
+            return where[count > 1]
+
+        raced = np.intersect1d(several(programs), several(bits))
+        if not raced.size:
+            return None
+        address = raced[0]
+        reader = next(p for hit, p in self.read_back if address in hit)
+        other = programs[(addresses == address) & (programs != reader)][0]
+        return int(address), reader, int(other)
+
+
+@contextlib.contextmanager
+def reads_back(seen: ReadBacks):
+    """On the interpreter, tell `seen` of every store (not atomics, which are made for sharing)
+    and of every load of a program's own stores."""
+    if not INTERPRETING:
+        yield
+        return
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    def program(builder) -> int:
+        x, y, z = builder.grid_idx
+        return x + y * builder.grid_dim[0] + z * builder.grid_dim[0] * builder.grid_dim[1]
+
+    def chosen(ptrs, mask):
+        return np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)
+
+    store, load = InterpreterBuilder.create_masked_store, InterpreterBuilder.create_masked_load
+
+    def seen_store(self, ptrs, value, mask, *rest):
+        where = chosen(ptrs, mask)
+        values = np.ascontiguousarray(np.broadcast_to(value.data, ptrs.data.shape))[where]
+        bits = values.view(f"u{values.itemsize}").astype(np.uint64)
+        seen.stored(program(self), ptrs.data[where].astype(np.uint64), bits)
+        return store(self, ptrs, value, mask, *rest)
+
+    def seen_load(self, ptrs, mask, *rest, **options):
+        seen.loaded(program(self), ptrs.data[chosen(ptrs, mask)].astype(np.uint64))
+        return load(self, ptrs, mask, *rest, **options)
+
+    InterpreterBuilder.create_masked_store = seen_store
+    InterpreterBuilder.create_masked_load = seen_load
+    try:
+        yield
+    finally:
+        InterpreterBuilder.create_masked_store = store
+        InterpreterBuilder.create_masked_load = load
+
+
+def raced_message(raced: tuple[int, int, int], kernel: str, grid: tuple, args: dict) -> str:
+    """What race() found, in the terms of the launch: its programs' ids and the argument whose
+    tensor holds the element."""
+    address, reader, other = raced
+
+    def pid(linear: int) -> tuple[int, ...]:
+        ids, rest = [], linear
+        for programs in grid:
+            ids.append(rest % programs)
+            rest //= programs
+        return tuple(ids)
+
+    where = "a buffer"
+    for name, t in args.items():
+        if isinstance(t, torch.Tensor) and t.numel():
+            start = t.untyped_storage().data_ptr()
+            if start <= address < start + t.untyped_storage().nbytes():
+                where = f"`{name}` (element {(address - t.data_ptr()) // t.element_size()})"
+                break
+    return (
+        f"programs {pid(reader)} and {pid(other)} of a launch of {kernel}{list(grid)} both "
+        f"stored into {where}, different values, and program {pid(reader)} loaded it back "
+        "after its own store. The interpreter runs one program at a time, so each loaded its "
+        "own value; a GPU runs them at once, and one can load the other's. Give each program "
+        "elements of its own (index the buffer by every program id, batch and head included), "
+        "or keep the value in a register."
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Storages: the judge's buffers and the case's temporaries
 # ---------------------------------------------------------------------------------------------
@@ -592,6 +727,7 @@ class Executor:
         # fault is reported with the launch that made it
         self.launching: dict | None = None
         self.launches = (0, 0)
+        self.read_backs = ReadBacks()
 
     def op_load(self, message: dict, buffers: dict) -> dict:
         self.module = LoadedKernels(message["module"], message["shown_as"], message["left_out"])
@@ -662,6 +798,7 @@ class Executor:
         self.launches = (done + 1, total)
         scalars = {k: v for k, v in (args | options).items() if type(v) is int}
         self.launching = {"kernel": step["kernel"], "grid": grid, "scalars": scalars}
+        self.read_backs.clear()
         try:
             kernel[grid](**args, **options)
             if ON_GPU:
@@ -672,6 +809,10 @@ class Executor:
             if not step.get("benchmark"):
                 raise
         self.launching = None
+        raced = self.read_backs.race()
+        self.read_backs.clear()
+        if raced:
+            raise RaceOnAGpu(raced_message(raced, step["kernel"], grid, args))
 
     def op_replay(self, message: dict, buffers: dict) -> dict:
         storages = Storages(buffers, self.device)
@@ -687,7 +828,8 @@ class Executor:
             else contextlib.nullcontext()
         )
         self.launches = (0, sum(step.get("step") == "launch" for step in message["steps"]))
-        with reads_outside(regions, found), stores_by_program(stored), ending:
+        seen = reads_back(self.read_backs)
+        with reads_outside(regions, found), stores_by_program(stored), seen, ending:
             for step in message["steps"]:
                 self.run_step(step, storages)
             for fetch in message.get("fetch") or []:
@@ -809,6 +951,7 @@ class Executor:
             "message": compile_error_text(cause)[:4000],
             "refused": isinstance(e, Refused),
             "limit": isinstance(cause, BeyondTheGpu),
+            "race": isinstance(cause, RaceOnAGpu),
             "line": where.lineno if where else None,
             "code": (where.line or "").strip()[:300] if where else "",
             "fatal": is_fatal(e),

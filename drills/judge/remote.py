@@ -615,6 +615,8 @@ class ExecutorProcess(ChildProcess):
             return Stop.FAILED, refused, Kind.JUDGE_CANNOT_RUN
         if error.get("limit"):
             return Stop.FAILED, text, Kind.GPU_LIMIT
+        if error.get("race"):
+            return Stop.FAILED, text, Kind.RACE
         too_big = _too_big(error.get("resources"))
         if too_big:
             return Stop.OUT_OF_RESOURCES, too_big, Kind.GPU_REFUSES
