@@ -770,6 +770,9 @@ def test_kernel_clips_its_last_group(impl):
         pytest.param({"c_t": True}, id="out=buf.t()"),
         # everything a multiple of 8 but c's row stride (83): its alignment must be checked too
         pytest.param({"gaps": (0, 0, 3)}, id="c-row-stride-83"),
+        # a's rows 48 apart, every row stride a multiple of 8, K = 45 not: K's own alignment
+        # must be checked, which a's stride no longer stands in for
+        pytest.param({"gaps": (3, 0, 0), "shape": (96, 80, 45)}, id="sliced-a-k-45"),
         pytest.param(
             {"b_t": True, "gaps": (8, 0, 8), "shape": (*MANY_TILES, 72)},
             id="many-tiles-b=w.t()-sliced",
@@ -781,6 +784,25 @@ def test_strides(impl, layout):
     shape = layout.get("shape", (96, 80, 72))
     layout = {k: v for k, v in layout.items() if k != "shape"}
     case = make_case(impl, *shape, seed=3, **layout)
+    run_case(dataclasses.replace(case, through_strides=True))
+
+
+@check("strides")
+def test_strides_after_aligned_ones(impl):
+    """The same M, N and K with every row stride a multiple of 8, then with c's rows 83 apart:
+    an autotune key without the strides keeps the config chosen the first time, one whose
+    pruning may have promised aligned rows (known_multiple, tl.multiple_of). A shape no other
+    case has, so autotune's choice for it is the first call's; c's rows 72 + 11 apart, so that
+    83 rounded down to a multiple of 8 is not c's width."""
+    run_case(make_case(impl, 88, 72, 40, seed=3))
+    cached = (
+        "M, N and K were the same in the call before, with every row stride a multiple of 8: a "
+        "config chosen for those strides (one that promises aligned rows, kept by "
+        "prune_configs_by) was used again for c's rows 83 apart. autotune keeps its choice per "
+        "value of the key: put what the pruning reads, the row strides' alignment, in it too."
+    )
+    hints = dataclasses.replace(HINTS, outside=cached, unwritten=cached, values=cached, nan=cached)
+    case = make_case(impl, 88, 72, 40, seed=3, gaps=(0, 0, 11), hints=hints)
     run_case(dataclasses.replace(case, through_strides=True))
 
 

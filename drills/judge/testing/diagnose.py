@@ -51,6 +51,9 @@ def k_loop_mistake(
         args = launch.args if launch else {}
         name = next((n for n in (block_k, "BLOCK_K") if isinstance(args.get(n), int)), block_k)
         step = args.get(name)
+        rounded = k_taken_for_a_multiple(out, step)
+        if rounded:
+            return rounded
         if not isinstance(step, int) or not 0 < step < K:
             return ""
         # first: where one split's store won everywhere, c is also the first or the last
@@ -83,6 +86,23 @@ def k_loop_mistake(
                     f"{name}) times ({size} = {extent}). It must run over K: tl.cdiv(K, {name})."
                 )
         return stepped_mistake(out, step, name)
+
+    def k_taken_for_a_multiple(out: torch.Tensor, step) -> str:
+        """Whether c is the sum over K rounded down to a multiple of 8 or 16, as a kernel told
+        K is one computes it (where that is also where K's last whole block ends, the K loop's
+        own message says it)."""
+        whole = K // step * step if isinstance(step, int) and step > 0 else None
+        for multiple in (8, 16):
+            end = K // multiple * multiple
+            left_out = 0 < end < K and end != whole
+            if left_out and compare(out, (a[:, :end] @ b[:end, :]).half(), tol) is None:
+                return (
+                    f"c holds the sum over k < {end} only, K = {K} rounded down to a multiple "
+                    f"of {multiple}: the kernel treats K as a multiple of {multiple} "
+                    "(known_multiple, tl.multiple_of). K can be any size: promise only what "
+                    "the host checked, K's own size included."
+                )
+        return ""
 
     def stepped_mistake(out: torch.Tensor, step: int, name: str) -> str:
         """Which operand's pointers moved by another number than its stride along K at each
