@@ -33,7 +33,7 @@ from drills.judge.testing import (
     run_twice,
     sides,
 )
-from drills.judge.testing.rows import int64_advice, softmax_bench
+from drills.judge.testing.rows import ONE_HOT_FAR, int64_advice, softmax_bench
 
 # Softmax values are at most 1 and often tiny (1/n_cols), so the check is relative: an absolute
 # slack only as large as fp16's smallest step (its subnormals start at 6e-5). GPU exp is an
@@ -327,28 +327,23 @@ def test_softmax_twice(impl):
 
 @check("padding")
 @pytest.mark.parametrize(
-    "shape, shift",
+    "shape, shift, spike",
     [
-        *(pytest.param(p, -4.0, id=f"{p[0]}x{p[1]}") for p in ((37, 781), (8, 1000), (3, 17))),
-        pytest.param((5, 300), -300.0, id="5x300-shift-300"),
+        *(pytest.param(p, -4.0, 0.0, id=f"{p[0]}x{p[1]}") for p in ((37, 781), (8, 1000), (3, 17))),
+        pytest.param((5, 300), -300.0, 0.0, id="5x300-shift-300"),
         # padding with a finite number (-1e4, fp16's -65504) instead of -inf: it wins the max of
         # a row below it
-        pytest.param((5, 300), -1e5, id="5x300-shift-1e5"),
-        # and -1e30, "minus infinity" to some: rows at -2^120, about -1.3e36, are below that too
-        # (randn vanishes beside it, so each row is uniform). A power of two, so that x *
-        # log2(e) is exact: on a GPU, a kernel that scales x for exp2 before it subtracts the max
-        # gets x * log2(e) - max fused into one FMA, whose unrounded product misses the rounded
-        # max by the same amount in every lane, which the division by the sum cancels, unless
-        # exp2 of it overflows: near -1e36 it is up to 2^97, and inf / inf is NaN
-        pytest.param((5, 300), -(2.0**120), id="5x300-shift-2^120"),
-        pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, id="drawn"),
-        pytest.param((1823, 781), -4.0, id="1823x781", marks=needs_gpu("many programs")),
+        pytest.param((5, 300), -1e5, 0.0, id="5x300-shift-1e5"),
+        # and -1e30, "minus infinity" to some: rows below that too, each one-hot (ONE_HOT_FAR)
+        pytest.param((5, 300), *ONE_HOT_FAR, id="5x300-one-hot-near-2^120"),
+        pytest.param(Drawn((ROWS, (17, 2000)), offsets=(-1, 1, 3)), -300.0, 0.0, id="drawn"),
+        pytest.param((1823, 781), -4.0, 0.0, id="1823x781", marks=needs_gpu("many programs")),
     ],
 )
-def test_pads_with_minus_inf(impl, shape, shift):
+def test_pads_with_minus_inf(impl, shape, shift, spike):
     # all-negative rows: with 0 padding, 0 also becomes the row max; taken over 0-padded lanes
     # and nothing else, that max is harmless near 0, but far below it every exp() underflows
-    case = make_case(impl, *sides(shape, seed=2), seed=2, shift=shift, hints=PAD_HINTS)
+    case = make_case(impl, *sides(shape, seed=2), seed=2, shift=shift, spike=spike, hints=PAD_HINTS)
     if shift < -100:
         case.tol = NEAR_1000  # as in the max check
     if shift < -1e4:

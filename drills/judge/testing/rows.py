@@ -1,11 +1,19 @@
-"""What the suites whose inputs are rows (T2's and T5's softmax) share: the advice for row
-offsets past 2^31 elements, and the benchmark."""
+"""What the suites whose inputs are rows (T2's and T5's softmax) share: rows far below -1e30,
+the advice for row offsets past 2^31 elements, and the benchmark."""
 
 import torch
 
 from drills import spec
 from drills.bench import Bench, Shape
 from drills.judge.testing.compare import DTYPE_NAMES, Tolerance
+
+# (shift, spike) for rows below -1e30, a padding some call minus infinity: one element at -2^120
+# and the rest 2^100 below it (randn vanishes beside them). Powers of two, so that the max times
+# log2(e) is exact, and one-hot, so that the row's sum is 1: a kernel that scales x for exp2
+# before it subtracts the max (one FMA on a GPU, whose unrounded product misses a rounded max
+# by up to 2^97 there), or that divides through max + log(sum) (which rounds back to the max
+# there), gets these rows as exactly as any other.
+ONE_HOT_FAR = (-(2.0**120 + 2.0**100), 2.0**100)
 
 
 def int64_advice(tensor: str, stride: str) -> str:
