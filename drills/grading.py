@@ -23,7 +23,16 @@ from pathlib import Path
 from drills import catalog, integrity, processes
 from drills import events as judge_events
 from drills.catalog import source_file
-from drills.failures import SHOWN_BY_STATUS, STATUS_OF_STOP, Failure, Kind, Outcome, Status, Stop
+from drills.failures import (
+    SHOWN_BY_STATUS,
+    STATUS_OF_STOP,
+    TOO_MANY_PROGRAMS,
+    Failure,
+    Kind,
+    Outcome,
+    Status,
+    Stop,
+)
 from drills.judge import forks, syntax
 from drills.limits import CASE_LIMIT, DRILL_LIMIT
 
@@ -434,6 +443,27 @@ def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
         message = f"not run: {why}."
         failure = Failure.from_message(SHOWN_BY_STATUS[status], message).to_json()
         return CheckResult(name, status, 0.0, points, message, scored=scored, failure=failure)
+    crowded = [
+        r
+        for r in results
+        if r["outcome"] == Outcome.SKIPPED and str(r["message"]).startswith(TOO_MANY_PROGRAMS)
+    ]
+    if len(crowded) >= max(len(ran), 1):
+        # the verdict must rest on cases that ran: where most were too large for the kernel's
+        # grid on the interpreter, the CPU cannot judge the check
+        message = f"most cases of this check could not run on the CPU: {crowded[0]['message']}"
+        failure = Failure.from_message(Kind.TIMEOUT, message, case=crowded[0]["case"]).to_json()
+        return CheckResult(
+            name,
+            Status.FAILED,
+            0.0,
+            points,
+            message,
+            crowded[0]["case"],
+            skipped,
+            scored,
+            failure=failure,
+        )
     if not ran:
         return CheckResult(
             name, Status.SKIPPED, 0.0, 0.0, "every case needs a GPU", "", skipped, scored

@@ -47,6 +47,9 @@ MAX_STEPS = 2000
 MAX_NOTED = 50  # host computations named in a reply
 MAX_RESULTS = 8  # tensors of a returned tuple described one by one
 MAX_TUPLE = 16  # items of a tuple a launch passes as one argument
+# Elements of tensors made from Python values (torch.tensor([...]), arange) sent by value in one
+# call: a table of sizes, offsets or pointers is small
+MAX_VALUES = 1 << 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,7 +413,7 @@ VIEWS = frozenset(
     """view _unsafe_view as_strided t transpose permute expand unsqueeze squeeze select slice
     narrow alias detach _reshape_alias split split_with_sizes chunk unbind unflatten size stride
     sym_size sym_stride sym_numel sym_storage_offset numel dim is_contiguous is_same_size
-    lift_fresh _has_compatible_shallow_copy_type reshape view_as expand_as flatten
+    _has_compatible_shallow_copy_type reshape view_as expand_as flatten
     set_ resize_""".split()
 )
 
@@ -436,6 +439,12 @@ def plain_number(value):
 class Trace:
     def __init__(self, buffers: dict[str, torch.Tensor]):
         self.refs = {t.untyped_storage().data_ptr(): ref for ref, t in buffers.items()}
+        # where each tensor the judge knows lies in this process: (first address, bytes)
+        self.spans = {
+            ref: (t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
+            for ref, t in buffers.items()
+        }
+        self.values_sent = 0
         self.steps: list[dict] = []
         self.computed: list[str] = []  # host computations, by torch's name
         self.temps = 0
@@ -465,6 +474,7 @@ class Trace:
         ref = f"t{self.temps}"
         self.refs[t.untyped_storage().data_ptr()] = ref
         storage = t.untyped_storage()
+        self.spans[ref] = (storage.data_ptr(), storage.nbytes())
         step = {"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type}
         self.add(step | ({"kept": True} if kept else {}))
 
@@ -483,6 +493,10 @@ class Trace:
     def torch_op(self, name: str, args: tuple, kwargs: dict, out) -> None:
         if name in VIEWS:
             return
+        if name == "lift_fresh":  # torch.tensor(data): made, with its values, below dispatch
+            self.new_temporary(out)
+            self.send_values(name, out)
+            return
         made = [
             t
             for t in tensors_in(out)
@@ -494,6 +508,10 @@ class Trace:
         if steps is not None:
             for step in steps:
                 self.add(step)
+            return
+        if made and not tensors_in(list(args) + list(kwargs.values())):
+            for t in made:  # arange(n), linspace(...): made from Python values alone
+                self.send_values(name, t)
             return
         # anything else is computed on the host: the judge cannot repeat it, and what it wrote
         # is unknown to the judge (new tensors start unknown; written ones are marked so)
@@ -534,6 +552,29 @@ class Trace:
         if name in COPIES and first is not None and len(made) == 1:
             return [self.copy(made[0], first)] if self.ref(first) is not None else None
         return None
+
+    def send_values(self, name: str, t: torch.Tensor) -> None:
+        """A tensor made from Python values alone, sent to the judge by value. Nothing of the
+        judge's inputs can be in it (the stand-ins hold random values of this process's own),
+        so it is what a kernel could compute from its arguments; an element that is the
+        address of a tensor the judge knows (a pointer table of data_ptr()s, as in Triton's
+        grouped GEMM tutorial) is sent as that tensor's place, for the judge's own buffer."""
+        self.values_sent += t.numel()
+        if self.values_sent > MAX_VALUES or t.dtype.is_complex:
+            self.note_computed(name)
+            self.add({"step": "host_wrote", "into": self.spec(t)})
+            return
+        values = t.detach().reshape(-1).tolist()
+        if t.dtype == torch.int64:
+            values = [self.place_of(v) for v in values]
+        self.add({"step": "values", "into": self.spec(t), "values": values})
+
+    def place_of(self, value: int) -> int | dict:
+        """{"ref", "byte"} where `value` is an address inside a tensor the judge knows."""
+        for ref, (first, nbytes) in self.spans.items():
+            if first <= value <= first + nbytes:
+                return {"ref": ref, "byte": value - first}
+        return value
 
     def fill(self, into: torch.Tensor, value) -> dict:
         return {"step": "fill", "into": self.spec(into), "value": value}

@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 import pytest
+import torch
 
 from drills import catalog, runtime
 
@@ -63,6 +64,59 @@ def test_launches_are_recorded_not_run_and_the_first_config_is_kept_untimed():
     assert launch["kernel"] == "scale" and launch["grid"] == [1]
     assert launch["args"]["SCALE"] == 1 and launch["args"]["n"] == 16
     assert launch["args"]["x_ptr"]["ref"] == "b1"
+
+
+# Tensors a call makes from Python values, as a grouped GEMM's tables of sizes and pointers
+FROM_VALUES = """
+import json, sys
+sys.path.insert(0, "drills")
+import runner, torch
+x = torch.zeros(8)
+trace = runner.Trace({"b1": x})
+with runner.tracing(trace):
+    pointers = torch.tensor([x.data_ptr(), x[2:].data_ptr(), 7])
+    sizes = torch.tensor([3, 5], dtype=torch.int32)
+    ramp = torch.arange(4)
+    too_many = torch.arange(runner.MAX_VALUES + 1)
+print(json.dumps({"steps": trace.steps, "computed": trace.computed}))
+"""
+
+
+def test_tensors_made_from_python_values_are_sent_by_value_with_addresses_as_places():
+    done = subprocess.run(
+        [sys.executable, "-c", FROM_VALUES],
+        cwd=catalog.ROOT,
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.split("\n")[-2])
+    sent = [(s["into"]["ref"], s["values"]) for s in seen["steps"] if s["step"] == "values"]
+    assert sent == [
+        ("t1", [{"ref": "b1", "byte": 0}, {"ref": "b1", "byte": 8}, 7]),
+        ("t2", [3, 5]),
+        ("t3", [0, 1, 2, 3]),
+    ]
+    # past the limit, what it holds is unknown to the judge, as host computation is
+    assert seen["steps"][-1]["step"] == "host_wrote"
+    assert seen["steps"][-1]["into"]["ref"] == "t4" and seen["computed"] == ["arange"]
+
+
+def test_the_executor_puts_its_own_addresses_where_the_runner_sent_places():
+    from drills.judge.executor import Refused, Storages
+
+    storages = Storages({"b1": torch.zeros(8)}, "cpu")
+    storages.allocate("t1", 24)
+    into = {"ref": "t1", "dtype": "int64", "shape": [3], "stride": [1], "offset": 0}
+    step = {"into": into, "values": [{"ref": "b1", "byte": 8}, 7, -1]}
+    base = storages.storages["b1"].data_ptr()
+    assert storages.values(step).tolist() == [base + 8, 7, -1]
+    for wrong in ([{"ref": "b2", "byte": 0}, 7, -1], [{"ref": "b1", "byte": 33}, 7, -1], [1, 2]):
+        with pytest.raises(Refused):
+            storages.values({"into": into, "values": wrong})
 
 
 def test_the_judge_interprets_triton_helpers_where_no_gpu_can_be():

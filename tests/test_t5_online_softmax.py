@@ -264,10 +264,11 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
             )
         if left(with_stats([online_stats(p, block, first_max=0.0) for p in parts])):
             return (
-                "a row of numbers far below 0 had 0 as its max, so every exp() underflowed "
-                "and 0 / 0 is NaN: the running max started at 0, or masked lanes loaded 0, "
-                "either a block's columns past the row's end or the combine's pairs past parts. "
-                "Start it at -inf, and load masked lanes as -inf."
+                "a row of numbers far below 0 had a finite max above all of its values (0, "
+                "or a -1e30 standing in for -inf), so every exp() underflowed and 0 / 0 is "
+                "NaN: the running max started at 0 or such a number, or masked lanes loaded "
+                "one, either a block's columns past the row's end or the combine's pairs past "
+                "parts. Start it at -inf, and load masked lanes as -inf."
             )
         if dtype == torch.float16:
             in_fp16 = [(m, s.half().float()) for m, s in (online_stats(p, block) for p in parts)]
@@ -495,6 +496,8 @@ def test_late_max(impl, shape, parts):
         pytest.param((3, 5000), -1e5, 0.0, 1, 0, id="3x5000-shift-1e5"),
         # -1e30 as padding too: one-hot rows below it (ONE_HOT_FAR)
         pytest.param((2, 4100), *ONE_HOT_FAR, 1, 0, id="2x4100-one-hot-near-2^120"),
+        # and in the combine: 3 parts leave a padding pair, which must not win either
+        pytest.param((2, 9000), *ONE_HOT_FAR, 3, 0, id="2x9000-one-hot-near-2^120-parts=3"),
         pytest.param((2, 9000), -1e5, 0.0, 3, 0, id="2x9000-shift-1e5-parts=3"),
         pytest.param((3, 300), -1e5, 0.0, None, 0, id="3x300-shift-1e5"),
         # masked logits: a first block, then a whole part, of -inf alone, where a max still

@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import inspect
 import json
+import math
 import mmap
 import os
 import pickle
@@ -695,6 +696,27 @@ class Storages:
         )
         self.storages[ref] = raw.untyped_storage()
 
+    def values(self, step: dict) -> torch.Tensor:
+        """The values of a tensor the host made from Python values, shaped as it is, with an
+        address in the runner's memory ({"ref", "byte"}) turned into the same place in the
+        judge's buffer: a pointer table then points where the kernel's arguments do."""
+        spec = step["into"]
+        values = step.get("values")
+        if not isinstance(values, list) or len(values) != math.prod(spec["shape"]):
+            raise Refused("the record sends values that do not fill their tensor")
+        try:
+            values = [self.address(v) if isinstance(v, dict) else v for v in values]
+            return torch.tensor(values, dtype=dtype_of(spec["dtype"])).reshape(spec["shape"])
+        except (TypeError, ValueError, RuntimeError, OverflowError) as e:
+            raise Refused(f"the record sends values the judge cannot take: {e}") from None
+
+    def address(self, place: dict) -> int:
+        storage = self.storages.get(place.get("ref"))
+        byte = place.get("byte")
+        if storage is None or type(byte) is not int or not 0 <= byte <= storage.nbytes():
+            raise Refused("the record sends an address in no tensor it allocated")
+        return storage.data_ptr() + byte
+
     def view(self, spec: dict) -> torch.Tensor:
         ref = spec.get("ref")
         if ref is None:
@@ -728,6 +750,9 @@ class Executor:
         self.launching: dict | None = None
         self.launches = (0, 0)
         self.read_backs = ReadBacks()
+        # while a record runs on the interpreter: the regions whose reads outside are noted,
+        # and what was found, to which each temporary the record allocates is added
+        self.watched: tuple[list, dict] | None = None
 
     def op_load(self, message: dict, buffers: dict) -> dict:
         self.module = LoadedKernels(message["module"], message["shown_as"], message["left_out"])
@@ -829,11 +854,15 @@ class Executor:
         )
         self.launches = (0, sum(step.get("step") == "launch" for step in message["steps"]))
         seen = reads_back(self.read_backs)
-        with reads_outside(regions, found), stores_by_program(stored), seen, ending:
-            for step in message["steps"]:
-                self.run_step(step, storages)
-            for fetch in message.get("fetch") or []:
-                storages.view(fetch["into"]).copy_(storages.view(fetch["from"]))
+        self.watched = (regions, found) if INTERPRETING else None
+        try:
+            with reads_outside(regions, found), stores_by_program(stored), seen, ending:
+                for step in message["steps"]:
+                    self.run_step(step, storages)
+                for fetch in message.get("fetch") or []:
+                    storages.view(fetch["into"]).copy_(storages.view(fetch["from"]))
+        finally:
+            self.watched = None
         if ON_GPU:
             torch.cuda.synchronize()  # a fault of this case is reported as this case's
         return {
@@ -845,10 +874,13 @@ class Executor:
         kind = step.get("step")
         if kind == "alloc":
             storages.allocate(step["ref"], step["nbytes"])
+            self.watch_past_the_end(step["ref"], int(step["nbytes"]), storages)
         elif kind == "fill":
             storages.view(step["into"]).fill_(step["value"])
         elif kind == "copy":
             storages.view(step["into"]).copy_(storages.view(step["from"]))
+        elif kind == "values":
+            storages.view(step["into"]).copy_(storages.values(step))
         elif kind == "host_wrote":
             into = storages.view(step["into"])
             into.fill_(float("nan") if into.dtype.is_floating_point else -1)
@@ -856,6 +888,20 @@ class Executor:
             self.launch(step, storages)
         else:
             raise Refused(f"a step the judge does not know: {kind!r}")
+
+    def watch_past_the_end(self, ref: str, nbytes: int, storages: Storages) -> None:
+        """On the interpreter, a load in the slack after a temporary the host allocated (a
+        buffer of statistics, a workspace) is noted under its ref, in bytes from its start, as
+        a load in a guarded tensor's padding is: on a GPU it reads another tensor's memory."""
+        if self.watched is None:
+            return
+        import numpy as np
+
+        regions, found = self.watched
+        inside = np.zeros(nbytes + TEMPORARY_SLACK, dtype=bool)
+        inside[:nbytes] = True
+        regions.append((ref, storages.storages[ref].data_ptr(), 1, inside, 0))
+        found[ref] = set()
 
     def writer_regions(self, writers: dict, guarded: dict, storages: Storages) -> list:
         """(first address, element size, writers as numpy) for each guarded tensor whose

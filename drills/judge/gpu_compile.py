@@ -291,9 +291,10 @@ def failures(code, launches: list, extra_source: str = "") -> list[str]:
     return _compilers[code].failures(code, launches, extra_source)
 
 
+# where the interpreter would run it or not (a name triton does not have stops both)
 NOT_COMPILED = (
-    "runs on the CPU interpreter but does not compile for a GPU (sm_90), so its run counts for "
-    "nothing:"
+    "does not compile for a GPU (sm_90), and on the CPU a kernel counts only where a GPU would "
+    "run it:"
 )
 
 

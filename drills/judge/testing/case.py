@@ -5,6 +5,7 @@ the buffers it owns. What the record says of the host code (torch computing, cop
 a result; it never makes one."""
 
 import dataclasses
+import math
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ import torch
 import triton
 
 from drills import runtime
-from drills.failures import Kind, Stop
+from drills.failures import TOO_MANY_PROGRAMS, Kind, Stop
 from drills.judge import gpu_compile
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
 from drills.judge.testing.compare import (
@@ -26,7 +27,7 @@ from drills.judge.testing.compare import (
     percent,
     wrong_elements,
 )
-from drills.judge.testing.guarded import Guarded, bits_of, canary_bits
+from drills.judge.testing.guarded import GUARD, Guarded, bits_of, canary_bits
 from drills.judge.testing.record import Launch, Returned, Watched, record_of, ref_of, returned_of
 from drills.judge.testing.suite import device, fail
 from drills.judge.testing.tiles import TileMap, tile_map
@@ -221,19 +222,34 @@ def drawn(tiles: TileMap | None) -> str:
     return "\n" + tiles.text() if tiles else ""
 
 
-def misplaced_stores(out: Guarded, name: str = "out") -> str:
-    """When the stores into a 2-D output landed exactly where another layout of it would put
-    them (a column stride taken as 1, a row stride taken as the width or rounded down to a
-    multiple of 8 or 16, the strides swapped), which one; else "". One mistake, one message:
-    the stray stores, the unwritten elements and the wrong values it leaves all follow."""
+def misplaced_stores(
+    out: Guarded, name: str = "out", others: dict[str, torch.Tensor] | None = None
+) -> str:
+    """When the stores into an output landed exactly where another layout of it would put them
+    (a column stride taken as 1, a row stride taken as the width or rounded down to a multiple
+    of 8 or 16, the strides swapped; two dimensions indexed as one), which one; else "". One
+    mistake, one message: the stray stores, the unwritten elements and the wrong values it
+    leaves all follow. `others`: the case's inputs, whose row strides a guess may name."""
     t = out.tensor
-    if t.dim() != 2:
+    if t.dim() < 2:
         return ""
-    cols = t.shape[1]
-    row_stride, col_stride = t.stride()
-    written, truth = out.written(), out.layout(row_stride, col_stride)
+    written, truth = out.written(), out.layout(*t.stride())
     if torch.equal(written, truth) or not bool(written.any()):
         return ""
+    guesses = other_layouts(t, written, others) if t.dim() == 2 else merged_layouts(t)
+    for strides, what in guesses:
+        guess = out.layout(*strides)
+        if not torch.equal(guess, truth) and torch.equal(written, guess):
+            return layout_message(t, name, strides, what)
+    return ""
+
+
+def other_layouts(
+    t: torch.Tensor, written: torch.Tensor, others: dict[str, torch.Tensor] | None
+) -> list[tuple[tuple[int, ...], str]]:
+    """The layouts a 2-D output is taken for: (strides, the mistake in words)."""
+    rows, cols = t.shape
+    row_stride, col_stride = t.stride()
     guesses = [
         ((row_stride, 1), "its column stride were 1"),
         ((cols, 1), f"it were contiguous (row stride {cols}, column stride 1)"),
@@ -243,24 +259,60 @@ def misplaced_stores(out: Guarded, name: str = "out") -> str:
         for a in (8, 16)
         if row_stride % a
     ]
-    for strides, what in guesses:
-        guess = out.layout(*strides)
-        if not torch.equal(guess, truth) and torch.equal(written, guess):
-            view = "a transposed view" if row_stride == 1 and cols > 1 else "a view"
-            promise = (
-                f" {row_stride} is not: check a stride on the host before you tell the kernel "
-                "it is a multiple of anything."
-                if "multiple" in what
-                else ""
+    # any other row stride, with columns 1 apart (another side of the problem, K for N):
+    # rows - 1 of them between the first element and the last row's last
+    span = int(torch.nonzero(written).max()) - GUARD - (cols - 1)
+    if rows > 1 and span > 0 and span % (rows - 1) == 0:
+        guessed = span // (rows - 1)
+        owners = [
+            f"`{n}`'s" for n, x in (others or {}).items() if x.dim() == 2 and x.stride(0) == guessed
+        ]
+        whose = f" ({' and '.join(owners)} row stride)" if owners else ""
+        guesses.append(((guessed, 1), f"its row stride were {guessed}{whose}, not {row_stride}"))
+    return guesses
+
+
+def merged_layouts(t: torch.Tensor) -> list[tuple[tuple[int, ...], str]]:
+    """The layouts an output of 3 or more dimensions is taken for: contiguous, or two
+    neighbouring dimensions indexed as one with the inner one's stride (batch * heads times the
+    heads' stride), as where the pointer starts at (b * H + h) * stride_h."""
+    contiguous = tuple(torch.empty(t.shape, device="meta").stride())
+    guesses = [(contiguous, f"it were contiguous (strides {contiguous})")]
+    for k in range(t.dim() - 1):
+        strides = list(t.stride())
+        strides[k] = t.shape[k + 1] * strides[k + 1]
+        guesses.append(
+            (
+                tuple(strides),
+                f"its dimensions {k} and {k + 1} were indexed as one, dimension {k}'s stride "
+                f"taken as {t.shape[k + 1]} x dimension {k + 1}'s ({strides[k]})",
             )
-            return (
-                f"the stores landed where `{name}`'s elements would be if {what}, at i * "
-                f"{strides[0]} + j * {strides[1]}: `{name}` here is {view} with strides "
-                f"({row_stride}, {col_stride}), so element (i, j) is at i * {row_stride} + j * "
-                f"{col_stride}.{promise} Store through both of its strides, as the host "
-                "passes them."
-            )
-    return ""
+        )
+    return guesses
+
+
+def layout_message(t: torch.Tensor, name: str, strides: tuple[int, ...], what: str) -> str:
+    real = t.stride()
+    view = "a transposed view" if t.dim() == 2 and real[0] == 1 and t.shape[1] > 1 else "a view"
+    view = "a tensor" if t.is_contiguous() else view
+    if t.dim() == 2:
+        landed, meant = (
+            f"at i * {strides[0]} + j * {strides[1]}",
+            f"element (i, j) is at i * {real[0]} + j * {real[1]}",
+        )
+    else:
+        landed, meant = f"at strides {tuple(strides)}", "each index goes with its own stride"
+    promise = (
+        f" {real[0]} is not: check a stride on the host before you tell the kernel it is a "
+        "multiple of anything."
+        if "multiple" in what
+        else ""
+    )
+    return (
+        f"the stores landed where `{name}`'s elements would be if {what}, {landed}: `{name}` "
+        f"here is {view} with strides {tuple(real)}, so {meant}.{promise} Store through "
+        f"{'both' if t.dim() == 2 else 'all'} of its strides, as the host passes them."
+    )
 
 
 # the advice for reads that all fall before a tensor's first element: no mask of `offs < n`
@@ -354,6 +406,9 @@ def watch(
             # the call is recorded and its kernels compile for sm_90 as a GPU would run them
             # (a p.to(tl.float16) before tl.dot with bf16 v does not); running them needs a GPU
             pytest.skip("needs a GPU: the interpreter has no bf16 (its kernels do compile)")
+        crowded = launches_past_the_interpreter(steps)
+        if crowded and not runtime.current().is_gpu:
+            pytest.skip(crowded)  # recorded, and compiled for sm_90: a GPU runs the rest
         again_returned = returned_of(reply.get("again_result")) if again is not None else None
         problem = returns_wrong(returned)
         if problem:
@@ -407,6 +462,8 @@ def watch(
     reads = reply.get("reads_outside") if isinstance(reply.get("reads_outside"), dict) else {}
     counted = reply.get("reads_outside_count")
     counted = counted if isinstance(counted, dict) else {}
+    # the judge's tensors, and the temporaries of the host (read past their ends)
+    known = set(guarded) | {s.get("ref") for s in steps if s.get("step") == "alloc"}
     return Watched(
         returned,
         [Launch.from_step(s) for s in steps if s.get("step") == "launch"],
@@ -415,9 +472,9 @@ def watch(
         {
             name: [o for o in offsets if isinstance(o, int)]
             for name, offsets in reads.items()
-            if name in guarded and isinstance(offsets, list)
+            if name in known and isinstance(offsets, list)
         },
-        {name: n for name, n in counted.items() if name in guarded and isinstance(n, int)},
+        {name: n for name, n in counted.items() if name in known and isinstance(n, int)},
         case.out.like_tensor(writers) if writers is not None else None,
         again_returned,
         sum(s.get("step") == "alloc" and s.get("kept") is True for s in steps),
@@ -432,6 +489,28 @@ class ConfigPruned(Exception):
 
 def holds_bf16(case: Case) -> bool:
     return any(g.tensor.dtype == torch.bfloat16 for g in case.guarded().values())
+
+
+# The most programs a launch may have on the interpreter, at about a millisecond each: some
+# 20 s, a third of a case's time there (drills/limits.py), for the launches beside it and a busy
+# machine
+INTERPRETER_PROGRAMS = 20_000
+
+
+def launches_past_the_interpreter(steps: list[dict]) -> str:
+    """Why the interpreter cannot run this record in a case's time, or "": a launch of more
+    programs than it runs in that time (a tiny BLOCK_SIZE over a long vector)."""
+    for step in steps:
+        if step.get("step") == "launch":
+            programs = math.prod(step["grid"])
+            if programs > INTERPRETER_PROGRAMS:
+                return (
+                    f"{TOO_MANY_PROGRAMS}: {step['kernel']}[{tuple(step['grid'])}] is "
+                    f"{programs:,} programs, more than the interpreter runs in a case's time "
+                    f"(about one a millisecond, {INTERPRETER_PROGRAMS:,} at most); a GPU runs "
+                    "this case. Larger blocks would run it here too."
+                )
+    return ""
 
 
 def must_compile(case: Case, steps: list[dict]) -> None:
@@ -916,7 +995,8 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
     out_name = case.out_name
     the_output = "the output" if out_name == "out" else f"the output `{out_name}`"
     elements = "output elements" if out_name == "out" else f"elements of `{out_name}`"
-    misplaced = misplaced_stores(case.out, out_name)
+    inputs = {n: g.tensor for n, g in case.inputs.items()}
+    misplaced = misplaced_stores(case.out, out_name, inputs)
     if misplaced:
         return True, Verdict(Kind.STRIDES, misplaced)
     # a stray store lands in the output's padding first, and further on in other buffers
@@ -945,6 +1025,11 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
                 ).rstrip(),
             )
     for name, offsets in watched.reads_outside.items():
+        if offsets and name not in case.guarded():
+            wrong = compare(out, case.expected, case.tol) is not None
+            advice = (wrong and case.diagnose(launch, out)) or MASK_LIKE_THE_STORES
+            message = f"{read_past_a_temporary(watched, name)} {advice[:1].upper()}{advice[1:]}"
+            return False, Verdict(Kind.READ_OUTSIDE, message)
         if offsets:
             guarded = case.guarded()
             span = guarded[name].span if name in guarded else case.out.span
@@ -1059,6 +1144,38 @@ READS_ITS_OUTPUT = (
     "GPU runs them at the same time, in no order (the CPU interpreter, in an order drawn at "
     "each launch)."
 )
+
+
+def read_past_a_temporary(watched: Watched, ref: str) -> str:
+    """The message for loads past the end of a tensor the host code made (the executor notes
+    them under its ref, in bytes from its start), in elements of the views the kernels got."""
+    steps = watched.steps
+    nbytes = next(s["nbytes"] for s in steps if s.get("step") == "alloc" and s.get("ref") == ref)
+    views = {
+        name: value["dtype"]
+        for s in steps
+        if s.get("step") == "launch"
+        for name, value in s["args"].items()
+        if isinstance(value, dict) and value.get("ref") == ref
+    }
+    dtype = next(iter(views.values()), "uint8")
+    size = torch.empty(0, dtype=getattr(torch, dtype, torch.uint8)).element_size()
+    past = sorted({(offset - nbytes) // size + 1 for offset in watched.reads_outside[ref]})
+    shown = "" if len(past) == 1 else f" to the {_ordinal(past[-1])}"
+    given = f", passed as {', '.join(f'`{name}`' for name in sorted(views))}" if views else ""
+    return (
+        f"read past the end of a tensor your host code made ({nbytes // size} {dtype} "
+        f"elements{given}): the {_ordinal(past[0])}{shown} element after its last. On a GPU "
+        "that is another tensor's memory, or none."
+    )
+
+
+MASK_LIKE_THE_STORES = "mask these loads as the stores that fill that tensor are masked."
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def reads_its_output(case: Case, watched: Watched) -> str:

@@ -22,9 +22,14 @@ def stepped_by(t: torch.Tensor, step: int, k_dim: int, moved: int) -> torch.Tens
 
 def with_row_stride(t: torch.Tensor, row_stride: int) -> torch.Tensor:
     """Where a kernel reads the 2-D t when it takes its rows to lie `row_stride` apart."""
+    return with_strides(t, row_stride, t.stride(1))
+
+
+def with_strides(t: torch.Tensor, row_stride: int, col_stride: int) -> torch.Tensor:
+    """Where a kernel reads the 2-D t when it takes these for its strides."""
     rows = torch.arange(t.shape[0], device=t.device)[:, None]
     cols = torch.arange(t.shape[1], device=t.device)[None, :]
-    return rows * row_stride + cols * t.stride(1)
+    return rows * row_stride + cols * col_stride
 
 
 def k_loop_mistake(
@@ -142,6 +147,31 @@ def k_loop_mistake(
     def row_stride_mistake(out: torch.Tensor) -> str:
         """Which operand's rows were read at another distance apart (M, N or K, or its width,
         where it lies in a wider tensor), if one was."""
+        return length_taken_for_the_stride(out) or stride_taken_for_a_multiple(out)
+
+    def stride_taken_for_a_multiple(out: torch.Tensor) -> str:
+        """Which operand was read with one of its strides rounded down to a multiple of 8 or
+        16, as a kernel told (known_multiple, tl.multiple_of) that it is one computes it."""
+        for name_of, g in zip("ab", operands or (), strict=False):
+            t = g.tensor
+            for dim, along in enumerate(("M", "K") if name_of == "a" else ("K", "N")):
+                stride = t.stride(dim)
+                for multiple in (8, 16):
+                    strides = list(t.stride())
+                    strides[dim] = stride // multiple * multiple
+                    if stride % multiple == 0 or t.shape[dim] == 1:
+                        continue
+                    if reads_explain(out, name_of, g, with_strides(t, *strides)):
+                        return (
+                            f"{name_of} was read with a stride along {along} of {strides[dim]}, "
+                            f"its stride {stride} rounded down to a multiple of {multiple}: the "
+                            f"kernel was told stride_{name_of}{along.lower()} is a multiple of "
+                            f"{multiple} (known_multiple, tl.multiple_of), and it is not. Check "
+                            "the stride the hint is about, on the host, before you promise it."
+                        )
+        return ""
+
+    def length_taken_for_the_stride(out: torch.Tensor) -> str:
         M, N = a.shape[0], b.shape[1]
         for name_of, g in zip("ab", operands or (), strict=False):
             t = g.tensor

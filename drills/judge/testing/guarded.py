@@ -145,16 +145,14 @@ class Guarded:
         at = GUARD + offsets
         return (at < 0) | (at >= self.buffer.numel())
 
-    def layout(self, row_stride: int, col_stride: int) -> torch.Tensor:
-        """Boolean mask, shaped like the buffer, of where the elements of a 2-D tensor of this
+    def layout(self, *strides: int) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of where the elements of a tensor of this
         shape would lie with these strides (those that fall inside the buffer)."""
-        rows, cols = self.tensor.shape
         dev = self.buffer.device
-        offsets = (
-            GUARD
-            + torch.arange(rows, device=dev)[:, None] * row_stride
-            + torch.arange(cols, device=dev)[None, :] * col_stride
-        ).flatten()
+        offsets = torch.full((), GUARD, device=dev)
+        for size, stride in zip(self.tensor.shape, strides, strict=True):
+            offsets = offsets[..., None] + torch.arange(size, device=dev) * stride
+        offsets = offsets.flatten()
         mask = torch.zeros(self.buffer.shape, dtype=torch.bool, device=dev)
         mask[offsets[(offsets >= 0) & (offsets < mask.numel())]] = True
         return mask

@@ -2,7 +2,7 @@
 is contiguous."""
 
 LOSES = ["strides"]
-SAYS = "outside the output `lse`"
+SAYS = "the stores landed where `lse`'s elements would be if it were contiguous"
 EDITS = [
     (
         "    tl.store(lse_ptr + batch * stride_lb + head * stride_lh + rows, lse, mask=row_in)\n",
