@@ -474,7 +474,12 @@ class Trace:
         ref = f"t{self.temps}"
         self.refs[t.untyped_storage().data_ptr()] = ref
         storage = t.untyped_storage()
-        self.spans[ref] = (storage.data_ptr(), storage.nbytes())
+        first, end = storage.data_ptr(), storage.data_ptr() + storage.nbytes()
+        # memory handed out again: a freed temporary that lay there is no address's any more
+        for old, (start, nbytes) in list(self.spans.items()):
+            if start < end and first < start + nbytes:
+                del self.spans[old]
+        self.spans[ref] = (first, storage.nbytes())
         step = {"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type}
         self.add(step | ({"kept": True} if kept else {}))
 
@@ -560,20 +565,25 @@ class Trace:
         address of a tensor the judge knows (a pointer table of data_ptr()s, as in Triton's
         grouped GEMM tutorial) is sent as that tensor's place, for the judge's own buffer."""
         self.values_sent += t.numel()
-        if self.values_sent > MAX_VALUES or t.dtype.is_complex:
+        try:
+            if self.values_sent > MAX_VALUES or t.dtype.is_complex:
+                raise ValueError("too many to send")
+            values = t.detach().reshape(-1).tolist()
+        except (ValueError, TypeError, RuntimeError):  # a dtype without Python values too
             self.note_computed(name)
             self.add({"step": "host_wrote", "into": self.spec(t)})
             return
-        values = t.detach().reshape(-1).tolist()
         if t.dtype == torch.int64:
             values = [self.place_of(v) for v in values]
         self.add({"step": "values", "into": self.spec(t), "values": values})
 
     def place_of(self, value: int) -> int | dict:
-        """{"ref", "byte"} where `value` is an address inside a tensor the judge knows."""
-        for ref, (first, nbytes) in self.spans.items():
-            if first <= value <= first + nbytes:
-                return {"ref": ref, "byte": value - first}
+        """{"ref", "byte"} where `value` is an address inside a tensor the judge knows, or
+        just past its end where it is inside none (an end pointer)."""
+        for past_the_end in (0, 1):
+            for ref, (first, nbytes) in self.spans.items():
+                if first <= value < first + nbytes + past_the_end:
+                    return {"ref": ref, "byte": value - first}
         return value
 
     def fill(self, into: torch.Tensor, value) -> dict:

@@ -61,6 +61,17 @@ class BeyondTheGpu(Exception):
     applies them there too, and a GPU's own error says less."""
 
 
+class OutsideEveryTensor(Exception):
+    """A load, store or atomic at an address in none of the call's tensors. On the interpreter
+    that is the executor's own memory, which a pointer made from an integer could otherwise
+    read or rewrite (numpy's functions, the judge's records); on a GPU, a fault or another
+    tensor. `access` is "load" or "store"."""
+
+    def __init__(self, access: str, message: str):
+        super().__init__(message)
+        self.access = access
+
+
 class RaceOnAGpu(Exception):
     """Programs of one launch that pass values through memory as only programs run one at a
     time can: one loads back an element it stored while another stores a different value there.
@@ -583,6 +594,72 @@ class ReadBacks:
 
 
 @contextlib.contextmanager
+def inside_the_tensors(storages: "Storages"):
+    """On the interpreter, refuse every load, store and atomic whose element does not lie
+    wholly inside one of the record's tensors (the judge's buffers, padding included, and the
+    temporaries the host allocated, with their slack): a kernel's pointers then reach nothing
+    of the process that runs it."""
+    if not INTERPRETING:
+        yield
+        return
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    def check(access: str, ptrs, mask) -> None:
+        where = np.broadcast_to(mask.data, ptrs.data.shape).astype(bool) if mask else True
+        addresses = np.asarray(ptrs.data, dtype=np.uint64)[where]
+        if addresses.size == 0:
+            return
+        size = max(ptrs.get_element_ty().primitive_bitwidth // 8, 1)
+        outside = np.ones(addresses.shape, dtype=bool)
+        for storage in storages.storages.values():
+            first = np.uint64(storage.data_ptr())
+            end = first + np.uint64(storage.nbytes())
+            outside &= ~((addresses >= first) & (addresses + np.uint64(size) <= end))
+        if outside.any():
+            raise OutsideEveryTensor(
+                access,
+                f"a {access} at an address in none of the call's tensors ({int(outside.sum())} "
+                f"elements, the first at {int(addresses[outside][0]):#x}): every pointer a "
+                "kernel uses must be a tensor argument (or a pointer the host put in a table "
+                "with data_ptr()) plus offsets that stay inside that tensor.",
+            )
+
+    load, store = InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store
+    rmw, cas = InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas
+
+    def fenced_load(self, ptrs, mask, *rest, **options):
+        check("load", ptrs, mask)
+        return load(self, ptrs, mask, *rest, **options)
+
+    def fenced_store(self, ptrs, value, mask, *rest, **options):
+        check("store", ptrs, mask)
+        return store(self, ptrs, value, mask, *rest, **options)
+
+    def fenced_rmw(self, op, ptr, value, mask, *rest, **options):
+        check("store", ptr, mask)
+        return rmw(self, op, ptr, value, mask, *rest, **options)
+
+    def fenced_cas(self, ptr, *rest, **options):
+        check("store", ptr, None)
+        return cas(self, ptr, *rest, **options)
+
+    InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store = (
+        fenced_load,
+        fenced_store,
+    )
+    InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas = (
+        fenced_rmw,
+        fenced_cas,
+    )
+    try:
+        yield
+    finally:
+        InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store = load, store
+        InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas = rmw, cas
+
+
+@contextlib.contextmanager
 def reads_back(seen: ReadBacks):
     """On the interpreter, tell `seen` of every store (not atomics, which are made for sharing)
     and of every load of a program's own stores."""
@@ -856,7 +933,8 @@ class Executor:
         seen = reads_back(self.read_backs)
         self.watched = (regions, found) if INTERPRETING else None
         try:
-            with reads_outside(regions, found), stores_by_program(stored), seen, ending:
+            fenced = inside_the_tensors(storages)
+            with fenced, reads_outside(regions, found), stores_by_program(stored), seen, ending:
                 for step in message["steps"]:
                     self.run_step(step, storages)
                 for fetch in message.get("fetch") or []:
@@ -953,7 +1031,8 @@ class Executor:
             name: storages.view(value) if isinstance(value, dict) else value
             for name, value in message["args"].items()
         }
-        self.probing[1].kernels[message["kernel"]][(message["programs"],)](**args)
+        with inside_the_tensors(storages):
+            self.probing[1].kernels[message["kernel"]][(message["programs"],)](**args)
         if ON_GPU:
             torch.cuda.synchronize()
         return {}
@@ -998,6 +1077,7 @@ class Executor:
             "refused": isinstance(e, Refused),
             "limit": isinstance(cause, BeyondTheGpu),
             "race": isinstance(cause, RaceOnAGpu),
+            "outside": cause.access if isinstance(cause, OutsideEveryTensor) else None,
             "line": where.lineno if where else None,
             "code": (where.line or "").strip()[:300] if where else "",
             "fatal": is_fatal(e),

@@ -72,9 +72,10 @@ INTERNAL_ATTRIBUTES = words(
 # torch: what a host function needs to allocate, describe and place tensors; nothing that
 # computes. torch.autograd.Function is there for Liger-style wrappers (its forward is the
 # learner's own code, checked like the rest).
+# tensor, as_tensor and arange make tensors from Python values, which the runner sends by value
 TORCH_NAMES = words(
     "Tensor Size dtype device Generator empty empty_like empty_strided zeros zeros_like "
-    "full full_like ones ones_like is_tensor is_floating_point finfo iinfo "
+    "full full_like ones ones_like tensor as_tensor arange is_tensor is_floating_point finfo iinfo "
     "get_default_dtype promote_types result_type no_grad inference_mode get_device_module "
     "memory_format contiguous_format preserve_format channels_last channels_last_3d layout "
     "strided"
@@ -275,6 +276,8 @@ def torch_problem(path: list[str], called: bool) -> str | None:
         allowed = not rest or rest[0] in TORCH_CUDA
     elif name == "autograd":
         allowed = rest[:1] == ["Function"]
+    elif name == "library":  # a custom op around the launch, as PyTorch's recipe writes it
+        allowed = rest[:1] in (["triton_op"], ["wrap_triton"])
     elif name == "Tensor":
         allowed = not rest or rest[0] not in TENSOR_COMPUTE
     elif name == "Generator":  # for annotations and isinstance

@@ -53,6 +53,9 @@ def pytest_configure(config):
     runtime.current()
     processes.guard_this_process()
     processes.first_to_go_when_memory_runs_out()
+    config.addinivalue_line(
+        "markers", f"{testing.suite.LARGE_ON_THE_INTERPRETER}: may be left to a GPU for its grid"
+    )
     config._drills_events = None
     config._drills_failed_checks = set()
     fd = config.getoption("--drills-events-fd")
@@ -129,6 +132,8 @@ def pytest_runtest_call(item):
 
 
 def pytest_runtest_setup(item):
+    large = item.get_closest_marker(testing.suite.LARGE_ON_THE_INTERPRETER) is not None
+    testing.suite.running_a_large_case = large
     check = _check_id(item)
     if check is not None and check in item.config._drills_failed_checks:
         item._drills_not_run = True

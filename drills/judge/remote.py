@@ -617,6 +617,9 @@ class ExecutorProcess(ChildProcess):
             return Stop.FAILED, text, Kind.GPU_LIMIT
         if error.get("race"):
             return Stop.FAILED, text, Kind.RACE
+        if error.get("outside") in ("load", "store"):
+            kind = Kind.READ_OUTSIDE if error["outside"] == "load" else Kind.WROTE_OUTSIDE
+            return Stop.FAILED, f"{text}{_where(self.shown_as, error)}", kind
         too_big = _too_big(error.get("resources"))
         if too_big:
             return Stop.OUT_OF_RESOURCES, too_big, Kind.GPU_REFUSES

@@ -18,6 +18,7 @@ from drills import runtime
 from drills.failures import TOO_MANY_PROGRAMS, Kind, Stop
 from drills.judge import gpu_compile
 from drills.judge.remote import LearnerError, RemoteFunction, buffer_ref, shared_empty
+from drills.judge.testing import suite
 from drills.judge.testing.compare import (
     Tolerance,
     compare,
@@ -408,7 +409,14 @@ def watch(
             pytest.skip("needs a GPU: the interpreter has no bf16 (its kernels do compile)")
         crowded = launches_past_the_interpreter(steps)
         if crowded and not runtime.current().is_gpu:
-            pytest.skip(crowded)  # recorded, and compiled for sm_90: a GPU runs the rest
+            if suite.running_a_large_case:  # recorded, and compiled for sm_90
+                pytest.skip(f"{TOO_MANY_PROGRAMS}: {crowded}; a GPU runs this case")
+            fail(
+                Kind.TIMEOUT,
+                f"{crowded}: use larger blocks, or fewer programs that each take several. A "
+                "GPU would run it; on the CPU a case this size cannot be judged so.",
+                case.name,
+            )
         again_returned = returned_of(reply.get("again_result")) if again is not None else None
         problem = returns_wrong(returned)
         if problem:
@@ -505,10 +513,9 @@ def launches_past_the_interpreter(steps: list[dict]) -> str:
             programs = math.prod(step["grid"])
             if programs > INTERPRETER_PROGRAMS:
                 return (
-                    f"{TOO_MANY_PROGRAMS}: {step['kernel']}[{tuple(step['grid'])}] is "
-                    f"{programs:,} programs, more than the interpreter runs in a case's time "
-                    f"(about one a millisecond, {INTERPRETER_PROGRAMS:,} at most); a GPU runs "
-                    "this case. Larger blocks would run it here too."
+                    f"{step['kernel']}[{tuple(step['grid'])}] is {programs:,} programs, more "
+                    "than the interpreter runs in a case's time (about one a millisecond, "
+                    f"{INTERPRETER_PROGRAMS:,} at most)"
                 )
     return ""
 

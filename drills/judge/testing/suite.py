@@ -38,6 +38,17 @@ def needs_gpu(reason: str):
 # a case's skip reason that starts so is not a GPU-only case: the plugin reports it not run
 NOT_RUN = "not run: "
 
+LARGE_ON_THE_INTERPRETER = "large_on_the_interpreter"
+# whether the case now running is so marked: the plugin sets it as each case starts
+running_a_large_case = False
+
+
+def large_on_the_interpreter():
+    """Mark a CPU case large enough that a kernel of tiny blocks launches more programs than
+    the interpreter runs in a case's time: there such a kernel's case is left to a GPU. Only
+    a case so marked may be: else a file could choose which of its cases the CPU runs."""
+    return getattr(pytest.mark, LARGE_ON_THE_INTERPRETER)
+
 
 class CaseFailed(pytest.fail.Exception):
     """A case's verdict: the kind of mistake it showed (drills.failures), its message, the

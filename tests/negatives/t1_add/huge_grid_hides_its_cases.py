@@ -1,9 +1,10 @@
 """Adds x to itself, and launches at least 20,001 programs whatever n is, so that every case is
-too large for the interpreter: where most of a check's cases could not run, the check fails
-on the CPU (else such a grid would pass untested); a GPU runs them and sees the wrong sums."""
+too large for the interpreter: such a case fails on the CPU, since the file would otherwise
+choose which of its cases the CPU runs (only a case marked large may be left to a GPU); a GPU
+runs them and sees the wrong sums."""
 
 LOSES = ["adds", "tail", "tiny"]
-SAYS = "most cases of this check could not run on the CPU"
+SAYS = "more than the interpreter runs in a case's time"
 SAYS_ON_GPU = "wrong values"
 EDITS = [
     (
