@@ -445,6 +445,9 @@ class Trace:
             for ref, t in buffers.items()
         }
         self.values_sent = 0
+        # the tensors whose every value came from Python values (sent by value, filled with a
+        # number, or computed by torch from such tensors alone): no judge's input is in them
+        self.known: set[str] = set()
         self.steps: list[dict] = []
         self.computed: list[str] = []  # host computations, by torch's name
         self.temps = 0
@@ -514,8 +517,10 @@ class Trace:
             for step in steps:
                 self.add(step)
             return
-        if made and not tensors_in(list(args) + list(kwargs.values())):
-            for t in made:  # arange(n), linspace(...): made from Python values alone
+        if all(self.ref(t) in self.known for t in tensors_in(list(args) + list(kwargs.values()))):
+            # made from Python values alone (arange(n)), or computed from tensors that were
+            # (arange(b) * stride, torch.cumsum(lengths, 0)): sent by value too
+            for t in tensors_in(out):
                 self.send_values(name, t)
             return
         # anything else is computed on the host: the judge cannot repeat it, and what it wrote
@@ -524,6 +529,7 @@ class Trace:
         new = {id(t) for t in made}
         for t in tensors_in(out):
             if id(t) not in new and self.ref(t) is not None:
+                self.known.discard(self.ref(t))
                 self.add({"step": "host_wrote", "into": self.spec(t)})
 
     def handed_out_again(self, name: str, t: torch.Tensor, args: tuple, kwargs: dict) -> bool:
@@ -548,7 +554,10 @@ class Trace:
                 return []
             if isinstance(value, str):  # full(): the value is an argument
                 value = plain_number(kwargs.get(value, second))
-            return None if value is None else [self.fill(t, value) for t in made]
+            if value is None:
+                return None
+            self.known.update(self.ref(t) for t in made)
+            return [self.fill(t, value) for t in made]
         if name in ("fill_", "zero_") and first is not None:
             value = 0 if name == "zero_" else plain_number(second)
             return None if value is None else [self.fill(first, value)]
@@ -571,11 +580,13 @@ class Trace:
             values = t.detach().reshape(-1).tolist()
         except (ValueError, TypeError, RuntimeError):  # a dtype without Python values too
             self.note_computed(name)
+            self.known.discard(self.ref(t))
             self.add({"step": "host_wrote", "into": self.spec(t)})
             return
         if t.dtype == torch.int64:
             values = [self.place_of(v) for v in values]
         self.add({"step": "values", "into": self.spec(t), "values": values})
+        self.known.add(self.ref(t))
 
     def place_of(self, value: int) -> int | dict:
         """{"ref", "byte"} where `value` is an address inside a tensor the judge knows, or
@@ -590,7 +601,14 @@ class Trace:
         return {"step": "fill", "into": self.spec(into), "value": value}
 
     def copy(self, into: torch.Tensor, source: torch.Tensor) -> dict:
-        return {"step": "copy", "into": self.spec(into), "from": self.spec(source)}
+        step = {"step": "copy", "into": self.spec(into), "from": self.spec(source)}
+        # values copied into a tensor of values keep it known, and so does a whole tensor
+        # copied from one (a clone, a .to()); anything else copied in makes it unknown
+        if self.ref(source) not in self.known:
+            self.known.discard(self.ref(into))
+        elif into.untyped_storage().nbytes() == into.numel() * into.element_size():
+            self.known.add(self.ref(into))
+        return step
 
     # -- launches ----------------------------------------------------------------------------
 
@@ -626,6 +644,10 @@ class Trace:
         named = dict(zip(kernel.arg_names, args, strict=False)) | kwargs
         shape = grid(named) if callable(grid) else grid
         shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+        for value in named.values():  # the kernel may write any tensor it is given
+            base = value.base if isinstance(value, TensorDescriptor) else value
+            for t in tensors_in(base if isinstance(base, (tuple, list)) else [base]):
+                self.known.discard(self.ref(t))
         self.add(
             {
                 "step": "launch",

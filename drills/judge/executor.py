@@ -606,7 +606,7 @@ def inside_the_tensors(storages: "Storages"):
     from triton.runtime.interpreter import InterpreterBuilder
 
     def check(access: str, ptrs, mask) -> None:
-        where = np.broadcast_to(mask.data, ptrs.data.shape).astype(bool) if mask else True
+        where = True if mask is None else np.broadcast_to(mask.data, ptrs.data.shape).astype(bool)
         addresses = np.asarray(ptrs.data, dtype=np.uint64)[where]
         if addresses.size == 0:
             return
