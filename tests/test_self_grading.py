@@ -348,21 +348,18 @@ def correct_add(x, y, out=None):
     return out
 """
 
-# Segfaults on the interpreter, an illegal address on a GPU, but only for n == 1000, so the
-# grader must resume the other checks with a fresh runner after each crash.
+# The host code segfaults (it reads address 0), but only for n == 1000, so the grader must
+# resume the other checks with a fresh runner after each crash. (A kernel's store far away
+# faults on a GPU, but the interpreter refuses it before it is made: FAULTS_IN_ITS_SECOND_LAUNCH.)
 CRASHES_AT_1000 = (
     CORRECT_ADD
     + """
-
-@triton.jit
-def far_away_kernel(x_ptr, out_ptr):
-    offs = tl.arange(0, 16).to(tl.int64) + 1_000_000_000_000
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+import ctypes
 
 
 def add(x, y, out=None):
     if x.numel() == 1000:
-        far_away_kernel[(1,)](x, out)
+        ctypes.string_at(0)
     return correct_add(x, y, out)
 """
 )

@@ -619,7 +619,7 @@ def inside_the_tensors(storages: "Storages"):
         if outside.any():
             raise OutsideEveryTensor(
                 access,
-                f"a {access} at an address in none of the call's tensors ({int(outside.sum())} "
+                f"a {access} outside every one of the call's tensors ({int(outside.sum())} "
                 f"elements, the first at {int(addresses[outside][0]):#x}): every pointer a "
                 "kernel uses must be a tensor argument (or a pointer the host put in a table "
                 "with data_ptr()) plus offsets that stay inside that tensor.",
@@ -921,7 +921,14 @@ class Executor:
         regions, found = self.guarded_regions(message["guarded"], storages), {}
         for region in regions:
             found[region[0]] = set()
-        stored = self.writer_regions(message.get("writers") or {}, message["guarded"], storages)
+        writers = message.get("writers") or {}
+        stored = self.writer_regions(writers, message["guarded"], storages)
+        # the judge's own records of who stored what: no step of the record may name them
+        # (a record is the learner's to forge), nor may a kernel's pointers reach them
+        guarded_refs = {spec["ref"] for spec in message["guarded"].values()}
+        for spec in writers.values():
+            if spec["ref"] not in guarded_refs:
+                storages.storages.pop(spec["ref"], None)
         # a GPU sees no read outside an input; it faults on one past the end of a mapped range
         past_end = message.get("past_end") if ON_GPU else None
         ending = (
