@@ -271,7 +271,7 @@ def _forge():
     ids = [int(v[1:]) for v in t.refs.values() if v.startswith("b")]
     if not ids:
         return
-    wref = "b%d" % (max(ids) + 1)
+    wref = f"b{max(ids) + 1}"
     for s in t.steps:
         if s.get("step") != "launch" or s.get("_forged"):
             continue
