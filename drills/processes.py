@@ -211,15 +211,17 @@ _SIGNALS = {
     "SIGSEGV": (
         "the process crashed with a segmentation fault (SIGSEGV).",
         (
-            "On the CPU interpreter this is what a load or store far outside a tensor does: "
-            "check your masks and offsets."
+            "Host code that reads memory it does not own (ctypes, an address from data_ptr() "
+            "read on the CPU) does this; the interpreter refuses a kernel's load or store "
+            "outside its tensors before it is made. Check what your host code reads, and your "
+            "masks and offsets."
         ),
     ),
     "SIGABRT": (
         "the process aborted (SIGABRT).",
         (
-            "On the CPU interpreter this is usually memory corrupted earlier by a store outside "
-            "a tensor: check the masks on your stores."
+            "This is usually memory corrupted earlier, by host code that wrote where it should "
+            "not (ctypes), or a library that gave up: check what your host code writes."
         ),
     ),
     "SIGXCPU": ("the process used up its CPU time limit (SIGXCPU).", ""),

@@ -348,17 +348,17 @@ def correct_add(x, y, out=None):
     return out
 """
 
-# The host code segfaults (it reads address 0), but only for n == 1000, so the grader must
-# resume the other checks with a fresh runner after each crash. (A kernel's store far away
+# The host code segfaults (it reads address 0), but only for n == 1025 (a case of the tail
+# check alone), so the grader must resume the other checks with a fresh runner. (A kernel's store far away
 # faults on a GPU, but the interpreter refuses it before it is made: FAULTS_IN_ITS_SECOND_LAUNCH.)
-CRASHES_AT_1000 = (
+CRASHES_AT_1025 = (
     CORRECT_ADD
     + """
 import ctypes
 
 
 def add(x, y, out=None):
-    if x.numel() == 1000:
+    if x.numel() == 1025:
         ctypes.string_at(0)
     return correct_add(x, y, out)
 """
@@ -393,7 +393,7 @@ def write_impl(folder: Path, source: str) -> str:
 
 @pytest.mark.slow
 def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
-    result = grading.grade(T1, write_impl(tmp_path, CRASHES_AT_1000), kind())
+    result = grading.grade(T1, write_impl(tmp_path, CRASHES_AT_1025), kind())
     checks = {c.name: c for c in result.checks}
     assert result.status == "crashed"
     assert checks["masks the tail (n not a multiple of BLOCK_SIZE)"].status == "crashed"
@@ -515,7 +515,7 @@ def test_grader_reports_solutions_as_passed_in_json(tmp_path):
 
 @pytest.mark.slow
 def test_grader_writes_json_and_exits_1_when_a_drill_crashes(tmp_path):
-    impl = write_impl(tmp_path / "impl", CRASHES_AT_1000)
+    impl = write_impl(tmp_path / "impl", CRASHES_AT_1025)
     done = grader("--impl", impl, "--json", str(tmp_path / "r.json"))
     assert done.returncode == 1
     assert json.loads((tmp_path / "r.json").read_text())["drills"][0]["status"] == "crashed"

@@ -245,6 +245,9 @@ class ChildProcess:
     use, and again after a crash or a timeout, until the drill's deadline."""
 
     role = "child"  # what the learner is told was running
+    # the pids of the children running now, runner and executor: one's clean-up of the orphans
+    # it left must not kill the other (both are the judge's, their subreaper's, descendants)
+    running: set[int] = set()
 
     def __init__(self, deadline: float):
         self.deadline = deadline
@@ -268,6 +271,7 @@ class ChildProcess:
         # its output, in a file with no name: nothing the child does can swap it for a link
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = self.popen(theirs.fileno())
+        ChildProcess.running.add(self.process.pid)
         theirs.close()
         self.sock, self.greeted = ours, False
 
@@ -290,8 +294,9 @@ class ChildProcess:
     def stop(self) -> None:
         if self.process is not None:
             processes.kill_tree(self.process)
+            ChildProcess.running.discard(self.process.pid)
             # orphans it left behind were re-parented to the judge, its subreaper
-            processes.kill_descendants(spare=forks.server_pids())
+            processes.kill_descendants(spare=forks.server_pids() + tuple(ChildProcess.running))
             self.log.close()
         if self.sock is not None:
             self.sock.close()
