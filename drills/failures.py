@@ -75,9 +75,9 @@ class Stop(StrEnum):
     OUT_OF_RESOURCES = "out_of_resources"  # the GPU refused the launch (registers, memory)
 
 
-# A case skipped on the interpreter because its launch has more programs than the interpreter
-# runs in a case's time (drills/judge/testing/case.py): a GPU runs it. A check whose every case
-# was skipped so fails, or a kernel with a huge grid would pass untested.
+# A case skipped on the interpreter because its launches have more programs than the
+# interpreter runs in a case's time (drills/judge/testing/case.py): a GPU runs it. A check with
+# no more cases run than skipped so fails, or a kernel with a huge grid would pass untested.
 TOO_MANY_PROGRAMS = "too many programs for the interpreter"
 
 

@@ -443,7 +443,9 @@ class Trace:
         self.spans = {
             ref: (t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
             for ref, t in buffers.items()
+            if t.untyped_storage().nbytes()
         }
+        self.pointed: set[str] = set()  # the tensors whose addresses a table holds
         self.values_sent = 0
         # the tensors whose every value came from Python values (sent by value, filled with a
         # number, or computed by torch from such tensors alone): no judge's input is in them
@@ -478,11 +480,12 @@ class Trace:
         self.refs[t.untyped_storage().data_ptr()] = ref
         storage = t.untyped_storage()
         first, end = storage.data_ptr(), storage.data_ptr() + storage.nbytes()
-        # memory handed out again: a freed temporary that lay there is no address's any more
-        for old, (start, nbytes) in list(self.spans.items()):
-            if start < end and first < start + nbytes:
-                del self.spans[old]
-        self.spans[ref] = (first, storage.nbytes())
+        if first < end:  # an empty tensor is no address's (its data_ptr() may be 0)
+            # memory handed out again: a freed temporary that lay there is no address's now
+            for old, (start, nbytes) in list(self.spans.items()):
+                if start < end and first < start + nbytes:
+                    del self.spans[old]
+            self.spans[ref] = (first, storage.nbytes())
         step = {"step": "alloc", "ref": ref, "nbytes": storage.nbytes(), "device": t.device.type}
         self.add(step | ({"kept": True} if kept else {}))
 
@@ -519,7 +522,7 @@ class Trace:
             return
         if all(self.ref(t) in self.known for t in tensors_in(list(args) + list(kwargs.values()))):
             # made from Python values alone (arange(n)), or computed from tensors that were
-            # (arange(b) * stride, torch.cumsum(lengths, 0)): sent by value too
+            # (arange(b) * stride, lengths.cumsum(0)): sent by value too
             for t in tensors_in(out):
                 self.send_values(name, t)
             return
@@ -593,7 +596,8 @@ class Trace:
         just past its end where it is inside none (an end pointer)."""
         for past_the_end in (0, 1):
             for ref, (first, nbytes) in self.spans.items():
-                if first <= value < first + nbytes + past_the_end:
+                if value and first <= value < first + nbytes + past_the_end:
+                    self.pointed.add(ref)
                     return {"ref": ref, "byte": value - first}
         return value
 
@@ -644,7 +648,9 @@ class Trace:
         named = dict(zip(kernel.arg_names, args, strict=False)) | kwargs
         shape = grid(named) if callable(grid) else grid
         shape = shape if isinstance(shape, (tuple, list)) else (shape,)
-        for value in named.values():  # the kernel may write any tensor it is given
+        # the kernel may write any tensor it is given, or reaches through a table of pointers
+        self.known -= self.pointed
+        for value in named.values():
             base = value.base if isinstance(value, TensorDescriptor) else value
             for t in tensors_in(base if isinstance(base, (tuple, list)) else [base]):
                 self.known.discard(self.ref(t))

@@ -615,7 +615,7 @@ def inside_the_tensors(storages: "Storages"):
         for storage in storages.storages.values():
             first = np.uint64(storage.data_ptr())
             end = first + np.uint64(storage.nbytes())
-            outside &= ~((addresses >= first) & (addresses + np.uint64(size) <= end))
+            outside &= ~((addresses >= first) & (addresses <= end - np.uint64(size)))
         if outside.any():
             raise OutsideEveryTensor(
                 access,
@@ -765,12 +765,12 @@ class Storages:
         a copy or a kernel writes it, so that reading it unwritten shows."""
         if ref in self.storages:
             raise Refused(f"the record allocates {ref} twice")
+        if type(nbytes) is not int or nbytes < 0:
+            raise Refused(f"the record allocates {ref} of {str(nbytes)[:40]} bytes")
         # with room after it: on the interpreter a store a little past its end would otherwise
         # land in the allocator's own records and crash the process, at random, where the
         # values it leaves say what went wrong
-        raw = torch.full(
-            (int(nbytes) + TEMPORARY_SLACK,), 255, dtype=torch.uint8, device=self.device
-        )
+        raw = torch.full((nbytes + TEMPORARY_SLACK,), 255, dtype=torch.uint8, device=self.device)
         self.storages[ref] = raw.untyped_storage()
 
     def values(self, step: dict) -> torch.Tensor:
@@ -959,7 +959,7 @@ class Executor:
         kind = step.get("step")
         if kind == "alloc":
             storages.allocate(step["ref"], step["nbytes"])
-            self.watch_past_the_end(step["ref"], int(step["nbytes"]), storages)
+            self.watch_past_the_end(step["ref"], step["nbytes"], storages)
         elif kind == "fill":
             storages.view(step["into"]).fill_(step["value"])
         elif kind == "copy":
@@ -983,6 +983,8 @@ class Executor:
         import numpy as np
 
         regions, found = self.watched
+        if ref in found:  # a record's ref named as one of the judge's tensors is
+            raise Refused(f"the record allocates {ref}, the name of one of the judge's tensors")
         inside = np.zeros(nbytes + TEMPORARY_SLACK, dtype=bool)
         inside[:nbytes] = True
         regions.append((ref, storages.storages[ref].data_ptr(), 1, inside, 0))

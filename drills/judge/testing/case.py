@@ -1040,8 +1040,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             message = f"{read_past_a_temporary(watched, name)} {advice[:1].upper()}{advice[1:]}"
             return False, Verdict(Kind.READ_OUTSIDE, message)
         if offsets:
-            guarded = case.guarded()
-            span = guarded[name].span if name in guarded else case.out.span
+            span = case.guarded()[name].span
             # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
             # dropped by the store's mask, and only a GPU's fault would show it
             wrong = compare(out, case.expected, case.tol) is not None
@@ -1161,14 +1160,17 @@ def read_past_a_temporary(watched: Watched, ref: str) -> str:
     steps = watched.steps
     nbytes = next(s["nbytes"] for s in steps if s.get("step") == "alloc" and s.get("ref") == ref)
     views = {
-        name: value["dtype"]
+        name: value.get("dtype")
         for s in steps
-        if s.get("step") == "launch"
+        if s.get("step") == "launch" and isinstance(s.get("args"), dict)
         for name, value in s["args"].items()
         if isinstance(value, dict) and value.get("ref") == ref
     }
-    dtype = next(iter(views.values()), "uint8")
-    size = torch.empty(0, dtype=getattr(torch, dtype, torch.uint8)).element_size()
+    dtype = next(
+        (d for d in views.values() if isinstance(getattr(torch, str(d), None), torch.dtype)),
+        "uint8",
+    )
+    size = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
     past = sorted({(offset - nbytes) // size + 1 for offset in watched.reads_outside[ref]})
     shown = "" if len(past) == 1 else f" to the {_ordinal(past[-1])}"
     given = f", passed as {', '.join(f'`{name}`' for name in sorted(views))}" if views else ""

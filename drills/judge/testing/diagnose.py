@@ -162,12 +162,18 @@ def k_loop_mistake(
                     if stride % multiple == 0 or t.shape[dim] == 1:
                         continue
                     if reads_explain(out, name_of, g, with_strides(t, *strides)):
+                        left_out = (
+                            f" (or its offsets along {along} were left out)"
+                            if strides[dim] == 0
+                            else ""
+                        )
                         return (
                             f"{name_of} was read with a stride along {along} of {strides[dim]}, "
-                            f"its stride {stride} rounded down to a multiple of {multiple}: the "
-                            f"kernel was told stride_{name_of}{along.lower()} is a multiple of "
-                            f"{multiple} (known_multiple, tl.multiple_of), and it is not. Check "
-                            "the stride the hint is about, on the host, before you promise it."
+                            f"its stride {stride} rounded down to a multiple of {multiple}"
+                            f"{left_out}: the kernel was told stride_{name_of}{along.lower()} "
+                            f"is a multiple of {multiple} (known_multiple, tl.multiple_of), and "
+                            "it is not. Check the stride the hint is about, on the host, before "
+                            "you promise it."
                         )
         return ""
 

@@ -3,7 +3,7 @@ stride_am: with a = u.t() every checked number is a multiple of 8 while stride_a
 known_multiple rounds down to 0, so every row of c is computed from a's first row."""
 
 LOSES = ["strides"]
-SAYS = "its stride 1 rounded down to a multiple of 8"
+SAYS = "its stride 1 rounded down to a multiple of 8 (or its offsets along M were left out)"
 EDITS = [
     (
         '    names = ("N", "K", "stride_am", "stride_bk", "stride_cm")\n',
