@@ -261,7 +261,7 @@ def test_a_crash_is_reported_with_what_the_process_printed_and_advice_last():
     message = ChildProcess._death(crashed)
     assert message.startswith("the process aborted (SIGABRT).\nIt printed, last:\n"), message
     failure = Failure.from_message(Kind.CRASHED, message)
-    assert failure.advice.startswith("On the CPU interpreter this is usually memory corrupted")
+    assert failure.advice.startswith("This is usually memory corrupted earlier")
     assert "corrupted double-linked list" in failure.details
 
 
