@@ -665,6 +665,19 @@ class Trace:
         )
 
 
+def custom_op_body(func):
+    """The Python function of a custom op (torch.library.custom_op, triton_op as PyTorch's
+    recipe writes it), or None. Such an op runs its body below a dispatch mode, unseen; run
+    under it, what the body makes and launches is written down like the rest of the call."""
+    if getattr(func, "namespace", "aten") in ("aten", "prims"):
+        return None
+    try:
+        from torch._library.custom_ops import OPDEFS
+    except ImportError:
+        return None
+    return getattr(OPDEFS.get(func._schema.name), "_init_fn", None)
+
+
 def tracing(trace: Trace):
     """A dispatch mode that writes every torch operation of the host code into the trace."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -679,6 +692,10 @@ def tracing(trace: Trace):
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            body = custom_op_body(func)
+            if body is not None:
+                with self:  # its own torch calls and launches, as the host code's
+                    return body(*args, **kwargs)
             out = func(*args, **kwargs)
             trace.torch_op(func.overloadpacket.__name__, args, kwargs, out)
             return out
