@@ -449,9 +449,12 @@ def _check_result_of(name: str, items: list[dict], run: _Run) -> CheckResult:
         if r["outcome"] == Outcome.SKIPPED and str(r["message"]).startswith(TOO_MANY_PROGRAMS)
     ]
     if len(crowded) >= max(len(ran), 1):
-        # the verdict must rest on cases that ran: where most were too large for the kernel's
-        # grid on the interpreter, the CPU cannot judge the check
-        message = f"most cases of this check could not run on the CPU: {crowded[0]['message']}"
+        # the verdict must rest on cases that ran: where no more ran than were too large for
+        # the kernel's grid on the interpreter, the CPU cannot judge the check
+        message = (
+            "no more cases of this check ran on the CPU than were left to a GPU for their "
+            f"grids: {crowded[0]['message']}"
+        )
         failure = Failure.from_message(Kind.TIMEOUT, message, case=crowded[0]["case"]).to_json()
         return CheckResult(
             name,

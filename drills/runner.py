@@ -577,11 +577,11 @@ class Trace:
         address of a tensor the judge knows (a pointer table of data_ptr()s, as in Triton's
         grouped GEMM tutorial) is sent as that tensor's place, for the judge's own buffer."""
         self.values_sent += t.numel()
-        try:
-            if self.values_sent > MAX_VALUES or t.dtype.is_complex:
-                raise ValueError("too many to send")
-            values = t.detach().reshape(-1).tolist()
-        except (ValueError, TypeError, RuntimeError):  # a dtype without Python values too
+        values = None
+        if self.values_sent <= MAX_VALUES and not t.dtype.is_complex:
+            with contextlib.suppress(TypeError, RuntimeError):  # a dtype without Python values
+                values = t.detach().reshape(-1).tolist()
+        if values is None:
             self.note_computed(name)
             self.known.discard(self.ref(t))
             self.add({"step": "host_wrote", "into": self.spec(t)})
@@ -652,7 +652,7 @@ class Trace:
         self.known -= self.pointed
         for value in named.values():
             base = value.base if isinstance(value, TensorDescriptor) else value
-            for t in tensors_in(base if isinstance(base, (tuple, list)) else [base]):
+            for t in tensors_in(base):
                 self.known.discard(self.ref(t))
         self.add(
             {

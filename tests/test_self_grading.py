@@ -656,6 +656,26 @@ def test_a_crashed_or_timed_out_drill_never_has_full_marks(run):
     assert score < 100
 
 
+def test_a_check_left_to_a_gpu_for_its_grids_as_often_as_it_ran_fails():
+    """A case marked large is left to a GPU where its launches have too many programs for the
+    interpreter; a check with no more cases run than left so cannot be judged on the CPU."""
+    from drills.failures import TOO_MANY_PROGRAMS
+
+    def tail(outcomes):
+        nodeids = [f"case{i}" for i in range(len(outcomes))]
+        run = _run([("tail", 20)] * len(outcomes), dict(zip(nodeids, outcomes, strict=True)))
+        for result in run.results.values():
+            if result["outcome"] == "skipped":
+                result["message"] = f"{TOO_MANY_PROGRAMS}: add_kernel[(65537,)] ..."
+        return grading._check_results(run)[0]
+
+    one_each = tail([("passed", ""), ("skipped", "")])
+    assert one_each.status == "failed" and one_each.score == 0
+    assert TOO_MANY_PROGRAMS in one_each.message
+    # where more ran than were left, the check is judged on those that ran
+    assert tail([("passed", ""), ("passed", ""), ("skipped", "")]).status == "passed"
+
+
 def test_the_events_the_plugin_makes_are_the_events_the_grader_keeps():
     """drills.events is the one definition: what its functions make, valid() accepts, and an
     event without one of its fields, or with a value outside its enum, it drops."""

@@ -923,12 +923,10 @@ class Executor:
             found[region[0]] = set()
         writers = message.get("writers") or {}
         stored = self.writer_regions(writers, message["guarded"], storages)
-        # the judge's own records of who stored what: no step of the record may name them
-        # (a record is the learner's to forge), nor may a kernel's pointers reach them
-        guarded_refs = {spec["ref"] for spec in message["guarded"].values()}
+        # the judge's own records of who stored what: no step of the record (the learner's to
+        # forge) may name them, nor may a kernel's pointers reach them
         for spec in writers.values():
-            if spec["ref"] not in guarded_refs:
-                storages.storages.pop(spec["ref"], None)
+            storages.storages.pop(spec["ref"], None)
         # a GPU sees no read outside an input; it faults on one past the end of a mapped range
         past_end = message.get("past_end") if ON_GPU else None
         ending = (
@@ -983,7 +981,7 @@ class Executor:
         import numpy as np
 
         regions, found = self.watched
-        if ref in found:  # a record's ref named as one of the judge's tensors is
+        if ref in found:  # a judge's tensor's name: its record of stray reads is not the record's
             raise Refused(f"the record allocates {ref}, the name of one of the judge's tensors")
         inside = np.zeros(nbytes + TEMPORARY_SLACK, dtype=bool)
         inside[:nbytes] = True

@@ -1166,16 +1166,14 @@ def read_past_a_temporary(watched: Watched, ref: str) -> str:
         for name, value in s["args"].items()
         if isinstance(value, dict) and value.get("ref") == ref
     }
-    dtype = next(
-        (d for d in views.values() if isinstance(getattr(torch, str(d), None), torch.dtype)),
-        "uint8",
-    )
-    size = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    dtypes = [getattr(torch, str(d), None) for d in views.values()]
+    dtype = next((d for d in dtypes if isinstance(d, torch.dtype)), torch.uint8)
+    size = dtype.itemsize
     past = sorted({(offset - nbytes) // size + 1 for offset in watched.reads_outside[ref]})
     shown = "" if len(past) == 1 else f" to the {_ordinal(past[-1])}"
     given = f", passed as {', '.join(f'`{name}`' for name in sorted(views))}" if views else ""
     return (
-        f"read past the end of a tensor your host code made ({nbytes // size} {dtype} "
+        f"read past the end of a tensor your host code made ({nbytes // size} {_dtype_name(dtype)} "
         f"elements{given}): the {_ordinal(past[0])}{shown} element after its last. On a GPU "
         "that is another tensor's memory, or none."
     )
