@@ -494,7 +494,8 @@ def test_stays_inside(impl, shape):
 @check("launches")
 def test_launches_kernel(impl):
     run_case(make_case(impl, 10, 300, seed=10))
-    check_allocates(make_case(impl, 10, 300, seed=10))
+    # then a second call on other inputs: the first call's result must still be its own
+    check_allocates(make_case(impl, 10, 300, seed=10), make_case(impl, 10, 300, seed=110))
 
 
 @check("launches")

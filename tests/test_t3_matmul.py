@@ -253,7 +253,8 @@ def test_k_loop_rounds_up(impl, shape):
 @check("launches")
 def test_launches_kernel(impl):
     run_case(make_case(impl, 96, 80, 64, seed=9))
-    check_allocates(make_case(impl, 96, 80, 64, seed=9))
+    # then a second call on other inputs: the first call's result must still be its own
+    check_allocates(make_case(impl, 96, 80, 64, seed=9), make_case(impl, 96, 80, 64, seed=99))
 
 
 @check("compiles")

@@ -879,9 +879,14 @@ def test_fp32_accumulator(impl, shape):
 def test_launches_kernel(impl):
     # the shape and layout of a strides case: compiled already
     run_case(make_case(impl, 96, 80, 72, seed=7, b_t=True))
-    check_allocates(make_case(impl, 96, 80, 72, seed=7, b_t=True))
+    # then a second call on other inputs: the first call's result must still be its own
+    then = make_case(impl, 96, 80, 72, seed=77, b_t=True)
+    check_allocates(make_case(impl, 96, 80, 72, seed=7, b_t=True), then)
     # a new c is contiguous whatever a's layout: its strides are its own, not a's
     check_allocates(make_case(impl, 96, 80, 72, seed=7, a_t=True, gaps=(0, 8, 0)))
+    if impl.defines("matmul_bias_gelu"):  # the optional epilogue allocates as matmul does
+        then = bias_gelu_case(impl, 100, 70, 48, seed=13)
+        check_allocates(bias_gelu_case(impl, 100, 70, 48, seed=12), then)
 
 
 @check("compiles")

@@ -602,7 +602,8 @@ def test_stays_inside(impl, shape, parts):
 @check("launches")
 def test_launches_kernel(impl):
     run_case(make_case(impl, 3, 5000, seed=10))
-    check_allocates(make_case(impl, 3, 5000, seed=10))
+    # then a second call on other inputs: the first call's result must still be its own
+    check_allocates(make_case(impl, 3, 5000, seed=10), make_case(impl, 3, 5000, seed=110))
 
 
 @check("launches")
