@@ -13,7 +13,7 @@ import math
 import pytest
 import torch
 
-from drills import spec
+from drills import runtime, spec
 from drills.failures import Kind
 from drills.judge.testing import (
     DTYPE_NAMES,
@@ -33,6 +33,7 @@ from drills.judge.testing import (
     matches,
     needs_bf16,
     needs_gpu,
+    recorded_launches,
     run_case,
     run_in_every_autotune_config,
     run_twice,
@@ -410,6 +411,19 @@ def shapes(*pairs: tuple[int, int]) -> list:
 )
 def test_softmax_values(impl, shape):
     run_case(make_case(impl, *sides(shape, seed=1), seed=1))
+
+
+@check("softmax")
+def test_more_rows_than_a_program_each(impl):
+    # 2000 rows, more than the 1024 programs a grid of one program a row would stop at (a
+    # host that shares PROGRAMS among the rows gets 0 a row). A GPU runs the case; on the CPU
+    # its 2000 programs would take seconds, so only the host's call is made and recorded: a
+    # host that cannot size a grid for so many rows fails there too
+    case = make_case(impl, 2000, 8, seed=1)
+    if runtime.current().is_gpu:
+        run_case(case)
+    else:
+        recorded_launches(case)
 
 
 @check("softmax")

@@ -214,6 +214,16 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "by the scale (qk_scale = scale * log2(e))."
             )
         overflowed = torch.isinf(out) & torch.isfinite(right.to(out.device))
+        # a key past the first 16 scoring more than ln(65504) above them: p of fp16 overflows
+        # where the max that p subtracts missed it
+        late = bool((s[..., 16:].amax(dim=-1) - s[..., :16].amax(dim=-1) > 11.1).any())
+        if late and bool(overflowed.any()):
+            return (
+                "inf came out, and a key past the row's first ones scores far above them: "
+                "exp(score - max) of that key passed fp16's range, so the max it subtracted "
+                "missed it. Update the running max with every block of keys, new_max = "
+                "tl.maximum(running_max, tl.max(scores, axis=1)), before computing p."
+            )
         if dtype == torch.float16 and bool(overflowed.any()):
             return (
                 "the output overflowed to inf: the accumulator, which sums p @ v before the "
@@ -225,6 +235,13 @@ def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: boo
                 "every output is 0: over more than 65504 keys the running sum passed fp16's "
                 "largest and went to inf, and acc / inf is 0. Keep the running max and sum in "
                 "fp32, as the accumulator."
+            )
+        masked_keys = causal or s.shape[-1] % 16  # a block of keys past seq_k, or after a query
+        if masked_keys and bool((s.amax(dim=-1) < FINITE_MASK).all()):
+            return (
+                f"every score of this case is below {FINITE_MASK:g}: keys masked with a large "
+                "finite value (-1e4, an fp16 habit) instead of -inf scored above the row's own "
+                "and took its weight. Mask with -float('inf')."
             )
         padded = max(16, 1 << (head_dim - 1).bit_length())
         if default_scale and padded != head_dim:
@@ -400,6 +417,14 @@ def packed_strides(heads: int, seq: int, head_dim: int, slots: int = 3) -> tuple
     return (seq * slots * heads * head_dim, head_dim, slots * heads * head_dim, 1)
 
 
+# Rows whose scores all lie below this are the only ones a mask of -1e4 instead of -inf fails
+FINITE_MASK = -1e4
+
+# A key whose every value is this, against q near 1: a score about 4 * head_dim * scale above
+# the row's others (32 at head_dim 64), which no p of fp16 survives unless the max takes it in
+LATE_KEY = 4.0
+
+
 def make_case(
     impl,
     shape: tuple[int, int, int, int, int],
@@ -412,6 +437,7 @@ def make_case(
     q_shift: float = 0.0,
     k_shift: float = 0.0,
     v_shift: float = 0.0,
+    late_key: int | None = None,
     packed: bool = False,
     v_packed: bool | None = None,
     gaps: tuple[int, int] = (0, 0),
@@ -423,7 +449,8 @@ def make_case(
     hints: Hints = HINTS,
 ) -> Case:
     """An attention case, shape (batch, heads, seq_q, seq_k, head_dim), on randn inputs; q
-    times q_scale plus q_shift, k plus k_shift, v plus v_shift. packed lays q, k and v out as
+    times q_scale plus q_shift, k plus k_shift, v plus v_shift; late_key sets every value of
+    that key to LATE_KEY in every head, far above the others for q shifted up. packed lays q, k and v out as
     views of packed qkv tensors (v alone as v_packed says, where given); gaps puts canaries
     between the rows of q, k and v (gaps[0], or k_gap for k where given) and of out (gaps[1]);
     out_heads_last lays out as a view of a (batch, seq, heads, head_dim) tensor; lse_gap puts
@@ -436,6 +463,8 @@ def make_case(
 
     q = randn(seq_q) * q_scale + q_shift
     k, v = randn(seq_k) + k_shift, randn(seq_k) + v_shift
+    if late_key is not None:
+        k[:, :, late_key, :] = LATE_KEY
     q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
 
     def laid_out(values: torch.Tensor, seq: int, as_packed: bool, gap: int) -> Guarded:
@@ -478,6 +507,7 @@ def make_case(
         + (f" q*{q_scale:g}" if q_scale != 1 else "")
         + (f" q{q_shift:+g} k{k_shift:+g}" if q_shift or k_shift else "")
         + (f" v+{v_shift:g}" if v_shift else "")
+        + (f" key {late_key} = {LATE_KEY:g}" if late_key is not None else "")
         + layout,
         fn=impl.attention,
         inputs=inputs,
@@ -573,6 +603,13 @@ def test_attends_below_zero(impl):
 
 
 @check("attends")
+def test_attends_to_a_late_key(impl):
+    # one key far above the rest, past the first blocks of keys of any config: a max taken from
+    # the first block and kept leaves that key's p past fp16's range
+    run_case(make_case(impl, (1, 2, 64, 300, 64), seed=1, q_shift=1.0, late_key=290))
+
+
+@check("attends")
 def test_attends_twice(impl):
     # two calls in a row: what the first leaves behind must not change the second's result
     run_twice(make_case(impl, (1, 2, 100, 100, 32), seed=1))
@@ -596,12 +633,21 @@ def test_masks_the_tails(impl, shape):
 
 
 @check("tails")
-def test_masks_the_keys_before_the_max(impl):
-    # every score near -70 and a partial last block of keys: a max taken before the mask
-    # counts the missing keys' scores, q . 0 = 0, far above the row's own, and every p of the
-    # row underflows
+@pytest.mark.parametrize(
+    "shift",
+    [
+        # every score near -70 and a partial last block of keys: a max taken before the mask
+        # counts the missing keys' scores, q . 0 = 0, far above the row's own, and every p of
+        # the row underflows
+        pytest.param(3.0, id="scores-near-minus-70"),
+        # every score near -1.3e4 (-1.8e4 in base 2): keys masked with a large finite value
+        # (-1e4, an fp16 habit) instead of -inf score above the row's own and take its weight
+        pytest.param(40.0, id="scores-near-minus-1.3e4"),
+    ],
+)
+def test_masks_the_keys_before_the_max(impl, shift):
     shape = (1, 1, 50, 77, 64)
-    run_case(make_case(impl, shape, seed=2, q_shift=-3.0, k_shift=3.0, hints=TAIL_HINTS))
+    run_case(make_case(impl, shape, seed=2, q_shift=-shift, k_shift=shift, hints=TAIL_HINTS))
 
 
 @check("tails")
@@ -645,6 +691,14 @@ def test_causal(impl, shape):
     batch, heads, seq, _, head_dim = drawn_shape(5, shape)
     shape = (batch, heads, seq, seq, head_dim)
     run_case(make_case(impl, shape, seed=5, causal=True, hints=CAUSAL_HINTS))
+
+
+@check("causal")
+def test_causal_below_minus_1e4(impl):
+    # every score near -1.3e4: keys after the query masked with a large finite value (-1e4)
+    # instead of -inf score above the row's own and take its weight
+    case = make_case(impl, (1, 1, 77, 77, 64), seed=5, causal=True, q_shift=-40.0, k_shift=40.0)
+    run_case(dataclasses.replace(case, hints=CAUSAL_HINTS))
 
 
 @check("causal")

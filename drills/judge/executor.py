@@ -545,24 +545,47 @@ class ReadBacks:
         self.stores: list[tuple] = []  # (addresses, program, value bits) of each store
         self.read_back: list[tuple] = []  # (addresses, program) of loads of its own stores
         self.program: int | None = None
-        self.own = None  # the addresses the running program has stored into
+        self.own: list = []  # the address arrays the running program has stored into
+        self.lowest = self.highest = 0  # the range they span
+        self.own_sorted = None  # their addresses, sorted: the first `merged` of them
+        self.merged = 0
 
     def stored(self, program: int, addresses, bits) -> None:
-        import numpy as np
-
         if program != self.program:
-            self.program, self.own = program, addresses
-        else:
-            self.own = np.concatenate([self.own, addresses])
+            self.program, self.own, self.own_sorted, self.merged = program, [], None, 0
+        if addresses.size:
+            low, high = int(addresses.min()), int(addresses.max())
+            first = not self.own
+            self.lowest = low if first else min(self.lowest, low)
+            self.highest = high if first else max(self.highest, high)
+            self.own.append(addresses)
         self.stores.append((addresses, program, bits))
 
     def loaded(self, program: int, addresses) -> None:
+        if program != self.program or not self.own or not addresses.size:
+            return
+        # most loads read other tensors than the program stores into: no search for those
+        if int(addresses.max()) < self.lowest or int(addresses.min()) > self.highest:
+            return
+        hit = addresses[self.stored_by_this_program(addresses)]
+        if hit.size:
+            self.read_back.append((hit, program))
+
+    def stored_by_this_program(self, addresses):
+        """Which of `addresses` the running program has stored into. Its stores are kept
+        sorted, each new one merged in once: a program that loops over many blocks (a
+        grid-stride loop) would otherwise search all it stored on every load."""
         import numpy as np
 
-        if program == self.program and self.own.size and addresses.size:
-            hit = addresses[np.isin(addresses, self.own)]
-            if hit.size:
-                self.read_back.append((hit, program))
+        if self.merged < len(self.own):
+            runs = [np.sort(a) for a in self.own[self.merged :]]
+            if self.own_sorted is not None:
+                runs.insert(0, self.own_sorted)
+            # sorted runs: a stable sort (timsort) merges them in linear time
+            self.own_sorted = np.sort(np.concatenate(runs), kind="stable")
+            self.merged = len(self.own)
+        at = np.minimum(np.searchsorted(self.own_sorted, addresses), self.own_sorted.size - 1)
+        return self.own_sorted[at] == addresses
 
     def race(self) -> tuple[int, int, int] | None:
         """(address, the program that read it back, another program that stored a different
