@@ -841,6 +841,15 @@ def test_launches_kernel(impl):
 
 
 @check("launches")
+def test_writes_out_given_alone(impl):
+    # out= without lse=: the call writes into out and makes lse (one that makes both whenever
+    # either is missing leaves out as it was)
+    case = make_case(impl, (1, 2, 64, 64, 32), seed=14)
+    lse = dataclasses.replace(case.extra["lse"], given=False)
+    run_case(dataclasses.replace(case, extra={"lse": lse}))
+
+
+@check("launches")
 @pytest.mark.parametrize(
     "dtype, packed",
     [

@@ -93,6 +93,9 @@ class Extra:
     diagnose: Callable[["Launch | None", torch.Tensor], str] = lambda launch, out: ""
     # False: the call must take and return it, but what it holds is another check's business
     checked: bool = True
+    # False: not passed (out= alone is), so the call must make it and return it in its place;
+    # then only `out` is checked
+    given: bool = True
 
 
 @dataclass
@@ -150,6 +153,13 @@ class Case:
         """Every output the call writes, by the keyword that passes it, `out` first."""
         return {self.out_name: self.out} | {name: e.out for name, e in self.extra.items()}
 
+    def given_outputs(self) -> dict[str, Guarded]:
+        """The outputs the judge passes, by keyword: `out` and the extras it gives."""
+        return {n: g for n, g in self.outputs().items() if n == self.out_name or self.given(n)}
+
+    def given(self, name: str) -> bool:
+        return name not in self.extra or self.extra[name].given
+
     def guarded(self) -> dict[str, Guarded]:
         """Every tensor of the case, inputs and outputs, by name."""
         return self.inputs | self.outputs()
@@ -176,16 +186,23 @@ class Case:
         names = list(self.outputs())
         if len(names) == 1:
             return f"when `{names[0]}` is given, the function must write into it and return it."
-        given = ", ".join(f"{n}=" for n in names)
-        return f"when {given} are given, the function must write into them and return ({', '.join(names)})."
+        given = [n for n in names if self.given(n)]
+        made = [n for n in names if not self.given(n)]
+        words = f"when {', '.join(f'{n}=' for n in given)} {'is' if len(given) == 1 else 'are'}"
+        words += f" given, the function must write into {'it' if len(given) == 1 else 'them'}"
+        if made:
+            words += f" (and make {', '.join(made)}, which {'is' if len(made) == 1 else 'are'} not)"
+        return f"{words} and return ({', '.join(names)})."
 
     def returns_its_outputs(self, returned: Returned) -> bool:
-        """Whether what a call given its outputs returned is those outputs."""
-        tensors = [g.tensor for g in self.outputs().values()]
+        """Whether what a call given its outputs returned is those outputs (a new tensor for
+        each extra it was not given)."""
+        outputs = self.outputs()
         if not self.extra:
-            return returned.is_view_of(tensors[0])
-        return len(returned.items) == len(tensors) and all(
-            r.is_view_of(t) for r, t in zip(returned.items, tensors, strict=True)
+            return returned.is_view_of(outputs[self.out_name].tensor)
+        return len(returned.items) == len(outputs) and all(
+            r.is_view_of(g.tensor) if self.given(name) else r.type == "Tensor"
+            for r, (name, g) in zip(returned.items, outputs.items(), strict=True)
         )
 
     def outputs_expected(self) -> dict[str, torch.Tensor]:
@@ -369,13 +386,13 @@ def watch(
     kwargs = dict(case.kwargs)
     guarded = {name: g.tensor for name, g in case.inputs.items()}
     if with_out:
-        for name, g in case.outputs().items():
+        for name, g in case.given_outputs().items():
             kwargs[name] = g.tensor
             guarded[name] = g.tensor
     again_kwargs = again_args = None
     if again is not None:
         # the second call is given outputs where the first is
-        given = again.outputs() if with_out else {}
+        given = again.given_outputs() if with_out else {}
         again_kwargs = kwargs | {name: g.tensor for name, g in given.items()}
         again_args = [g.tensor for g in again.inputs.values()]
         own = [id(g) for g in case.guarded().values()]
@@ -923,7 +940,7 @@ def failure(case: Case, watched: Watched, before: dict) -> Verdict | None:
         return Verdict(*refused)
     wrong = wrong_buffers(case, watched, before)
     for name, extra in case.extra.items():
-        if extra.checked:
+        if extra.checked and extra.given:
             wrong = wrong or wrong_buffers(case.checking(name), watched, before)
     if wrong:
         output_wrong, verdict = wrong

@@ -1,7 +1,7 @@
 """Takes each row's max from the first block of keys and keeps it: a later key scoring far
 above it sends p past fp16's range."""
 
-LOSES = ["attends", "causal"]
+LOSES = ["attends"]
 SAYS = "the max it subtracted missed it"
 EDITS = [
     (
