@@ -312,37 +312,9 @@ def load_the_image() -> None:
 
     runtime.interpret_where_no_gpu_can_be()  # before torch imports triton.language
     runtime.one_thread_when_interpreting()
-    hashing = None if runtime.interpreter_requested() else _hash_triton_meanwhile()
     import numpy  # noqa: F401
     import torch  # noqa: F401
     import triton.language  # noqa: F401
-
-    if hashing is not None:
-        hashing.join()  # before any fork: a process with threads must not fork
-
-
-def _hash_triton_meanwhile() -> threading.Thread:
-    """Start hashing triton's own files (triton_key, which every compiled kernel's key holds:
-    0.45 s, most of it libtriton.so) in a thread, to overlap torch's import (3.5 s on an H100
-    host): reading files and hashlib let go of the GIL. The packages the hash walks are imported
-    here first, so that the thread imports nothing while the main thread imports torch."""
-    import pkgutil
-
-    import triton
-    from triton.runtime.cache import triton_key
-
-    for folder in ("compiler", "backends", "language"):
-        path = os.path.join(os.path.dirname(triton.__file__), folder)
-        for _ in pkgutil.walk_packages([path], prefix=f"triton.{folder}."):
-            pass
-
-    def hash_it() -> None:
-        with contextlib.suppress(Exception):  # warm_the_compiler() then hashes, as triton would
-            triton_key()
-
-    thread = threading.Thread(target=hash_it, daemon=True)
-    thread.start()
-    return thread
 
 
 _warm = False  # whether warm_the_compiler() was called in this process or one it forked from

@@ -1,6 +1,8 @@
 """Correct, written differently: with one part a row, one kernel does both passes in the same
-program (the statistics, then the writes), in base 2 with exp2; more parts go through a
-statistics kernel and a kernel that merges and writes."""
+program (the statistics, then the writes), with exp2 of each difference times log2(e); more
+parts go through a statistics kernel and a kernel that merges and writes. The max is taken
+before the scaling: x * log2(e) - max, which a GPU fuses into one FMA, misses the rounded max by
+up to 2^77 near 1e30 (a GPU run gave NaN on such rows)."""
 
 import torch
 import triton
@@ -11,14 +13,14 @@ LOG2E = tl.constexpr(1.4426950408889634)  # a global a kernel may read
 
 @triton.jit
 def _part_stats(row_ptr, lo, hi, BLOCK_SIZE: tl.constexpr):
-    m = tl.full([], float("-inf"), tl.float32)  # in units of log2
+    m = tl.full([], float("-inf"), tl.float32)
     s = tl.full([], 0.0, tl.float32)
     for start in tl.range(lo, hi, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
-        z = tl.load(row_ptr + cols, mask=cols < hi, other=float("-inf")).to(tl.float32) * LOG2E
-        m_new = tl.maximum(m, tl.max(z, 0))
+        x = tl.load(row_ptr + cols, mask=cols < hi, other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, 0))
         c = tl.where(m_new == float("-inf"), 0.0, m_new)  # a block of masked -inf: no NaN
-        s = s * tl.exp2(m - c) + tl.sum(tl.exp2(z - c), 0)
+        s = s * tl.exp2((m - c) * LOG2E) + tl.sum(tl.exp2((x - c) * LOG2E), 0)
         m = m_new
     return m, s
 
@@ -27,8 +29,8 @@ def _part_stats(row_ptr, lo, hi, BLOCK_SIZE: tl.constexpr):
 def _write(row_ptr, out_row_ptr, lo, hi, m, s, BLOCK_SIZE: tl.constexpr):
     for start in tl.range(lo, hi, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
-        z = tl.load(row_ptr + cols, mask=cols < hi, other=0.0).to(tl.float32) * LOG2E
-        y = tl.exp2(z - m) / s
+        x = tl.load(row_ptr + cols, mask=cols < hi, other=0.0).to(tl.float32)
+        y = tl.exp2((x - m) * LOG2E) / s
         tl.store(out_row_ptr + cols, y.to(out_row_ptr.dtype.element_ty), mask=cols < hi)
 
 
@@ -59,7 +61,7 @@ def merge_write_kernel(
     ms = tl.load(M + r * P + k, mask=k < P, other=float("-inf"))
     ss = tl.load(S + r * P + k, mask=k < P, other=0.0)
     m = tl.max(ms, 0)
-    s = tl.sum(ss * tl.exp2(ms - m), 0)
+    s = tl.sum(ss * tl.exp2((ms - m) * LOG2E), 0)
     lo = p * chunk
     r64 = r.to(tl.int64)
     _write(X + r64 * sx, Y + r64 * sy, lo, tl.minimum(lo + chunk, n_cols), m, s, BLOCK_SIZE)
