@@ -533,7 +533,7 @@ class Trace:
         for t in tensors_in(out):
             if id(t) not in new and self.ref(t) is not None:
                 self.known.discard(self.ref(t))
-                self.add({"step": "host_wrote", "into": self.spec(t)})
+                self.add({"step": "host_wrote", "into": self.spec(t), "by": name})
 
     def handed_out_again(self, name: str, t: torch.Tensor, args: tuple, kwargs: dict) -> bool:
         """Whether `t`, at the address of an earlier temporary, is new memory: what a function
@@ -584,7 +584,7 @@ class Trace:
         if values is None:
             self.note_computed(name)
             self.known.discard(self.ref(t))
-            self.add({"step": "host_wrote", "into": self.spec(t)})
+            self.add({"step": "host_wrote", "into": self.spec(t), "by": name})
             return
         if t.dtype == torch.int64:
             values = [self.place_of(v) for v in values]

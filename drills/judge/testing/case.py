@@ -955,6 +955,27 @@ def failure(case: Case, watched: Watched, before: dict) -> Verdict | None:
     return Verdict(*found) if found else None
 
 
+HOST_WRITES = {"fill": "a fill", "copy": "a copy", "values": "values set from Python"}
+
+
+def host_writes_into(steps: list[dict], guarded: Guarded) -> str:
+    """How the call's host code wrote into the tensor `guarded` holds, in words ("torch's
+    masked_fill_, a copy"), or "" where it did not: the record's steps into its buffer."""
+    ref = buffer_ref(guarded.tensor)
+    ways = []
+    for step in steps:
+        into = step.get("into")
+        if not isinstance(into, dict) or into.get("ref") != ref:
+            continue
+        kind = step.get("step")
+        way = (
+            f"torch's {str(step.get('by'))[:40]}" if kind == "host_wrote" else HOST_WRITES.get(kind)
+        )
+        if way and way not in ways:
+            ways.append(way)
+    return ", ".join(ways[:3])
+
+
 def in_row_chunk_tails(g: Guarded, offsets: list[int]) -> bool:
     """Whether every offset lies past the end of one of the tensor's rows, before the next
     16-byte boundary: where the last 16-byte chunk of a row that is not a whole number of them
@@ -1043,6 +1064,14 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
     for name, guarded in case.inputs.items():
         changed = guarded.changed_since(before[name])
         if changed:
+            by_the_host = host_writes_into(watched.steps, guarded)
+            if by_the_host:
+                return False, Verdict(
+                    Kind.CHANGED_INPUT,
+                    f"the host code wrote into the input `{name}` ({by_the_host}): inputs must "
+                    "stay read-only. Work on a copy (x.clone()), or leave the values as they are "
+                    "and handle them in the kernel.",
+                )
             return False, Verdict(
                 Kind.CHANGED_INPUT,
                 (
