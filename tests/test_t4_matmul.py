@@ -76,8 +76,8 @@ FP32_HINTS = dataclasses.replace(
 )
 K_HINTS = dataclasses.replace(
     HINTS,
-    values="K is not a multiple of BLOCK_SIZE_K: mask the last step's k (k < K - k_step * "
-    "BLOCK_SIZE_K) in both loads, with other=0.0.",
+    values="the last step of K is partial where K is not a multiple of BLOCK_SIZE_K: mask its k "
+    "(k < K - k_step * BLOCK_SIZE_K) in both loads, with other=0.0, in every config.",
 )
 
 

@@ -415,10 +415,10 @@ def test_softmax_values(impl, shape):
 
 @check("softmax")
 def test_more_rows_than_a_program_each(impl):
-    # 2000 rows, more than the 1024 programs a grid of one program a row would stop at (a
-    # host that shares PROGRAMS among the rows gets 0 a row). A GPU runs the case; on the CPU
-    # its 2000 programs would take seconds, so only the host's call is made and recorded: a
-    # host that cannot size a grid for so many rows fails there too
+    # 2000 rows, more than 1024: a host that shares 1024 programs among the rows by floor
+    # division gives each 0. A GPU runs the case; on the CPU its 2000 programs would take
+    # seconds, so only the host's call is made and recorded: a host that raises fails there
+    # too, one that launches too few programs only on a GPU
     case = make_case(impl, 2000, 8, seed=1)
     if runtime.current().is_gpu:
         run_case(case)

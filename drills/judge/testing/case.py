@@ -155,7 +155,7 @@ class Case:
 
     def given_outputs(self) -> dict[str, Guarded]:
         """The outputs the judge passes, by keyword: `out` and the extras it gives."""
-        return {n: g for n, g in self.outputs().items() if n == self.out_name or self.given(n)}
+        return {n: g for n, g in self.outputs().items() if self.given(n)}
 
     def given(self, name: str) -> bool:
         return name not in self.extra or self.extra[name].given
@@ -191,7 +191,7 @@ class Case:
         words = f"when {', '.join(f'{n}=' for n in given)} {'is' if len(given) == 1 else 'are'}"
         words += f" given, the function must write into {'it' if len(given) == 1 else 'them'}"
         if made:
-            words += f" (and make {', '.join(made)}, which {'is' if len(made) == 1 else 'are'} not)"
+            words += f" (and make {', '.join(made)}, not given)"
         return f"{words} and return ({', '.join(names)})."
 
     def returns_its_outputs(self, returned: Returned) -> bool:
@@ -398,7 +398,7 @@ def watch(
         own = [id(g) for g in case.guarded().values()]
         guarded |= {
             f"{name} again": g.tensor
-            for name, g in again.guarded().items()
+            for name, g in (again.inputs | given).items()
             if id(g) not in own  # an input both calls take is guarded once
         }
     args = [g.tensor for g in case.inputs.values()]
