@@ -151,11 +151,13 @@ def make_case(
     b_t=False,
     c_t=False,
     gaps=(0, 0, 0),
+    every_other=False,
     hints=HINTS,
 ) -> Case:
     """a [M, K] @ b [K, N] into out [M, N]; a_t / b_t / c_t store one of them transposed (b =
     w.t(), out = buf.t()); gaps put canaries between the rows of a, b and c, giving each a row
-    stride of its own."""
+    stride of its own; every_other makes a and b every other column of wider tensors (a =
+    u[:, ::2]: no stride of 1)."""
     gen = generator(seed)
     draw = small_integers if integers else torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
@@ -164,9 +166,14 @@ def make_case(
     layout = [name for name, on in transposed if on]
     layout += ["small integers, exact"] if integers else []
     layout += [f"row gaps {gaps}"] if any(gaps) else []
+    layout += ["a = u[:, ::2], b = w[:, ::2]"] if every_other else []
     operands = (
-        Guarded.holding(a, transposed=a_t, row_gap=gaps[0]),
-        Guarded.holding(b, transposed=b_t, row_gap=gaps[1]),
+        Guarded.holding(
+            a, transposed=a_t, row_gap=gaps[0], strides=(2 * K, 2) if every_other else None
+        ),
+        Guarded.holding(
+            b, transposed=b_t, row_gap=gaps[1], strides=(2 * N, 2) if every_other else None
+        ),
     )
     return Case(
         name=f"M={M} N={N} K={K} seed={seed}" + "".join(f", {x}" for x in layout),
@@ -728,7 +735,31 @@ def order_case(impl, rows_of_tiles, seed: int, hints: Hints = HINTS) -> Case:
 def test_kernel_visits_tiles_in_grouped_order(impl):
     # which program stored each tile of c (the interpreter notes it, a GPU's cut grids show
     # it): two whole groups of the kernel's config
-    run_case(order_case(impl, lambda group: 2 * group, seed=13))
+    case = order_case(impl, lambda group: 2 * group, seed=13)
+    run_case(case)
+    if groups_of_one(impl, case):
+        fail(
+            Kind.TILE_ORDER,
+            "every config sets GROUP_SIZE_M = 1: a group of one row of tiles is row-major "
+            "order, whose programs running at once share no columns of b in L2. Give the "
+            "configs groups of several rows of tiles (8 on a GPU, 2 or more in the "
+            "interpreter's).",
+        )
+
+
+def groups_of_one(impl, case: Case) -> bool:
+    """Whether the config the case ran with groups one row of tiles, and so does every config
+    the file lists for a GPU (as far as its source shows them)."""
+    launches = recorded_launches(case)
+    sizes = tile_and_group(launches[-1]) if launches else None
+    if sizes is None or sizes[2] != 1:
+        return False
+    kernel = autotuned_kernel_among(impl, [launch.kernel for launch in launches])
+    listed = impl.source_configs(kernel) if kernel else None
+    groups = {
+        config_values(c).get("GROUP_SIZE_M", config_values(c).get("GROUP_M")) for c in listed or []
+    }
+    return groups <= {1, None}
 
 
 @check("last_group")
@@ -766,6 +797,9 @@ def test_kernel_clips_its_last_group(impl):
         pytest.param({"a_t": True}, id="a=u.t()"),
         pytest.param({"gaps": (40, 24, 8)}, id="sliced-rows"),
         pytest.param({"a_t": True, "b_t": True, "gaps": (0, 0, 16)}, id="both-t-strided-c"),
+        # every other column: no operand has a stride of 1, which a host that sorts layouts
+        # into row-major and transposed (cuBLAS's N and T) takes for one of the two
+        pytest.param({"every_other": True}, id="every-other-column"),
         # out= a transposed view: c's column stride is not 1
         pytest.param({"c_t": True}, id="out=buf.t()"),
         # everything a multiple of 8 but c's row stride (83): its alignment must be checked too
@@ -972,10 +1006,14 @@ GELU_HINTS = dataclasses.replace(
 GELU_EXACT = Tolerance(1e-3, 1e-3)
 
 
-def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1, integers=False) -> Case:
+def bias_gelu_case(
+    impl, M, N, K, *, seed, b_t=False, c_t=False, bias_step=1, integers=False
+) -> Case:
     """gelu(a @ b + bias); bias_step 2 makes bias every other value of a longer tensor;
     integers makes a @ b exact, and bias centres each column of it on 0, where GELU bends."""
-    case = make_case(impl, M, N, K, seed=seed, b_t=b_t, integers=integers, hints=GELU_HINTS)
+    case = make_case(
+        impl, M, N, K, seed=seed, b_t=b_t, c_t=c_t, integers=integers, hints=GELU_HINTS
+    )
     gen = generator(seed + 1)
     bias = torch.randn(N, generator=gen, device=device()).half()
     a, b = (g.tensor.double() for g in case.inputs.values())
@@ -1016,6 +1054,8 @@ def bias_gelu_case(impl, M, N, K, *, seed, b_t=False, bias_step=1, integers=Fals
     [
         pytest.param((100, 70, 48), {}, id="bias+GELU-100x70x48"),
         pytest.param((64, 48, 40), {"b_t": True}, id="bias+GELU-64x48x40-w.t()"),
+        # into out = buf.t(): bias has a stride of its own, not c's column stride
+        pytest.param((64, 48, 40), {"c_t": True}, id="bias+GELU-64x48x40-out=buf.t()"),
         # a bias that is every other value of a longer tensor: read through its stride, or
         # made contiguous first
         pytest.param((100, 70, 48), {"bias_step": 2}, id="bias+GELU-100x70x48-bias[::2]"),

@@ -317,7 +317,7 @@ def make_case(
     ramp adds 0 to ramp along each row, so that
     the max grows in every block; spike lifts one element that far above the rest, the row's
     last unless spike_at says which; masked sets each row's first columns to -inf, as masked
-    logits are.
+    logits are (its last, where negative).
     gap puts canaries between the rows of the input and of the output (gap[0] and gap[1]
     elements), giving each its own row stride. parts, when given, is passed on."""
     gen = generator(seed)
@@ -328,7 +328,10 @@ def make_case(
     if ramp:
         x += torch.linspace(0, ramp, n_cols, device=device())
     x[:, spike_at] += spike
-    x[:, :masked] = -math.inf
+    if masked > 0:
+        x[:, :masked] = -math.inf
+    elif masked < 0:
+        x[:, masked:] = -math.inf
     x = x.to(dtype)
     inputs = {"x": Guarded.holding(x, row_gap=gap[0])}
     out = Guarded((n_rows, n_cols), dtype, output=True, row_gap=gap[1])
@@ -339,7 +342,8 @@ def make_case(
         + (f" shift={shift:g}" if shift else "")
         + (f" rising by {ramp:g} along the row" if ramp else "")
         + (f" element {spike_at % n_cols} +{spike:g}" if spike else "")
-        + (f" first {masked} columns -inf" if masked else "")
+        + (f" first {masked} columns -inf" if masked > 0 else "")
+        + (f" last {-masked} columns -inf" if masked < 0 else "")
         + (f" row strides {n_cols + gap[0]}/{n_cols + gap[1]}" if any(gap) else ""),
         fn=impl.softmax,
         inputs=inputs,
@@ -518,6 +522,10 @@ def test_late_max(impl, shape, parts):
         # at -inf makes exp(-inf - (-inf)) NaN
         pytest.param((2, 9000), 0.0, 0.0, 2, 5000, id="2x9000-first-5000-inf-parts=2"),
         pytest.param((2, 9000), 0.0, 0.0, 2, 8500, id="2x9000-first-8500-inf-parts=2"),
+        # and after the row's values: a block of -inf alone once the max is finite, where a
+        # guard against -inf - (-inf) that looks at the block's max, not the running one,
+        # rescales the sum by exp(max - 0)
+        pytest.param((2, 12288), 0.0, 0.0, 1, -8192, id="2x12288-last-8192-inf-parts=1"),
     ],
 )
 def test_pads_with_minus_inf(impl, shape, shift, spike, parts, masked):
