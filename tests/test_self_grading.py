@@ -817,6 +817,21 @@ def test_values_off_by_rounding_get_the_drills_rounding_advice():
     assert testing.values_advice(with_nan, expected, hints) == "address advice"
 
 
+def test_values_stored_through_a_narrower_dtype_are_named():
+    """An fp32 output whose every value is an fp16 (bf16) number went through that dtype; one
+    that is merely close is told about rounding, and an fp16 output is never told so."""
+    expected = torch.rand(1000, generator=torch.Generator().manual_seed(0))
+    hints = Hints(values="address advice", near="accumulate in fp32")
+    for narrow in ("float16", "bfloat16"):
+        through = expected.to(getattr(torch, narrow)).float()
+        assert testing.values_advice(through, expected, hints).startswith(
+            f"every value stored is a {narrow} number, where the output is float32"
+        )
+    assert testing.values_advice(expected * 1.001, expected, hints).startswith("Every error")
+    half = expected.half()
+    assert testing.values_advice(half * 1.01, half, hints) == "address advice"
+
+
 @pytest.mark.slow
 def test_a_grid_short_of_the_edge_tiles_is_drawn_as_a_map_of_tiles(tmp_path):
     """The map in the message and in the JSON: every tile of the last row and column of tiles

@@ -58,7 +58,16 @@ _notes: list[str] = []  # what the running case wants the learner to know, thoug
 
 
 def values_advice(got: torch.Tensor, expected: torch.Tensor, hints: "Hints") -> str:
-    """The advice for wrong values: the drill's near-miss advice when they are close."""
+    """The advice for wrong values: a result stored through a narrower dtype, named; the
+    drill's near-miss advice when they are close."""
+    narrowed = narrowed_to(got, expected)
+    if narrowed:
+        return (
+            f"every value stored is a {narrowed} number, where the output is {_dtype_name(got.dtype)}: "
+            f"the result went through {narrowed} on its way (a cast to tl.{narrowed}, or a "
+            "buffer of that dtype). Convert it to the output's own dtype, "
+            "out_ptr.dtype.element_ty, as you store it."
+        )
     share = near_miss(got, expected)
     if share is not None and hints.near:
         return (
@@ -67,6 +76,22 @@ def values_advice(got: torch.Tensor, expected: torch.Tensor, hints: "Hints") -> 
             f"or a missing block. {hints.near}"
         )
     return hints.values
+
+
+def narrowed_to(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """The narrower dtype ("float16", "bfloat16") every finite value of an fp32 `got` is a
+    number of, where `expected`'s values are not all such numbers; "" where none is."""
+    if got.dtype != torch.float32 or expected.dtype != torch.float32:
+        return ""
+    finite = got[torch.isfinite(got)]
+    for narrow in (torch.bfloat16, torch.float16):  # bf16's numbers in fp16's range are fp16's
+        if (
+            finite.numel()
+            and bool((finite == finite.to(narrow).float()).all())
+            and not bool((expected == expected.to(narrow).float()).all())
+        ):
+            return _dtype_name(narrow)
+    return ""
 
 
 def note(text: str) -> None:
