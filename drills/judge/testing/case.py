@@ -375,7 +375,10 @@ def _distances(nearest: int, farthest: int) -> str:
     return _elements(nearest) if nearest == farthest else f"{nearest} to {farthest} elements"
 
 
-def _where(offsets: list[int], span: int) -> str:
+def _where(offsets: list[int], g: Guarded) -> str:
+    """Where offsets from a tensor's first element lie: before it, past its last, or between
+    its rows (its columns or elements, where those are not next to each other)."""
+    span = g.span
     before = [o for o in offsets if o < 0]
     after = [o - span for o in offsets if o >= span]
     parts = []
@@ -391,7 +394,9 @@ def _where(offsets: list[int], span: int) -> str:
         )
     inside = len(offsets) - len(before) - len(after)
     if inside:
-        parts.append(f"{inside} in the gaps between rows")
+        t = g.tensor
+        between = "rows" if t.stride(-1) == 1 else "columns" if t.dim() > 1 else "elements"
+        parts.append(f"{inside} in the gaps between {between}")
     return "; ".join(parts)
 
 
@@ -1083,7 +1088,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             Kind.WROTE_OUTSIDE,
             (
                 f"wrote {_elements(len(outside))} outside {the_output}: "
-                f"{_where(outside, case.out.span)}. {why}"
+                f"{_where(outside, case.out)}. {why}"
             ),
         )
     for name, guarded in case.inputs.items():
@@ -1111,7 +1116,6 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
             message = f"{read_past_a_temporary(watched, name)} {advice[:1].upper()}{advice[1:]}"
             return False, Verdict(Kind.READ_OUTSIDE, message)
         if offsets:
-            span = case.guarded()[name].span
             # a matmul's K-tail read reaches the sums; an add's or a softmax's stray lane is
             # dropped by the store's mask, and only a GPU's fault would show it
             wrong = compare(out, case.expected, case.tol) is not None
@@ -1134,7 +1138,7 @@ def wrong_buffers(case: Case, watched: Watched, before: dict) -> tuple[bool, Ver
                 kind,
                 (
                     f"read {_elements(count)} outside `{name}`{shown}: "
-                    f"{_where(sorted(offsets), span)}. {effect} {advice[:1].upper()}{advice[1:]}"
+                    f"{_where(sorted(offsets), case.guarded()[name])}. {effect} {advice[:1].upper()}{advice[1:]}"
                 ).rstrip(),
             )
     owner = lambda idx: case.owner(launch, idx)
