@@ -585,10 +585,13 @@ def test_grouped_order(impl, grid):
         fail(Kind.GROUPED_TILE, f"grouped_tile: {problem} {advice}".rstrip())
 
 
+GROUP_NAMES = ("GROUP_SIZE_M", "GROUP_M")  # a group's height in tiles: the drill's name, inductor's
+
+
 def tile_and_group(launch) -> tuple[int, int, int] | None:
     """A matmul launch's tile of c and GROUP_SIZE_M, from its constexprs (the drill's names, or
     BLOCK_M, BLOCK_N and GROUP_M), or None."""
-    group = next((launch.size(n) for n in ("GROUP_SIZE_M", "GROUP_M") if launch.size(n)), None)
+    group = next((launch.size(n) for n in GROUP_NAMES if launch.size(n)), None)
     tile = matmul_tile(launch)
     return (*tile, group) if tile and group else None
 
@@ -756,9 +759,7 @@ def groups_of_one(impl, case: Case) -> bool:
         return False
     kernel = autotuned_kernel_among(impl, [launch.kernel for launch in launches])
     listed = impl.source_configs(kernel) if kernel else None
-    groups = {
-        config_values(c).get("GROUP_SIZE_M", config_values(c).get("GROUP_M")) for c in listed or []
-    }
+    groups = {next((c.kwargs[n] for n in GROUP_NAMES if n in c.kwargs), None) for c in listed or []}
     return groups <= {1, None}
 
 

@@ -400,6 +400,9 @@ def _where(offsets: list[int], g: Guarded) -> str:
     return "; ".join(parts)
 
 
+AGAIN = " again"  # the judge's name for a tensor of a second call that the first does not take
+
+
 def watch(
     case: Case,
     *,
@@ -427,7 +430,7 @@ def watch(
         again_args = [g.tensor for g in again.inputs.values()]
         own = [id(g) for g in case.guarded().values()]
         guarded |= {
-            f"{name} again": g.tensor
+            f"{name}{AGAIN}": g.tensor
             for name, g in (again.inputs | given).items()
             if id(g) not in own  # an input both calls take is guarded once
         }
@@ -882,6 +885,24 @@ def run_in_every_autotune_config(case: Case) -> None:
                 continue
 
 
+def reads_of_one_call(watched: Watched, second: bool) -> Watched:
+    """What `watched` saw the first call (or the second) read outside its tensors: each call's
+    tensors by their own names, and the host's temporaries with the first."""
+
+    def of_it(reads: dict) -> dict:
+        return {
+            name.removesuffix(AGAIN): value
+            for name, value in reads.items()
+            if name.endswith(AGAIN) == second
+        }
+
+    return dataclasses.replace(
+        watched,
+        reads_outside=of_it(watched.reads_outside),
+        reads_counted=of_it(watched.reads_counted),
+    )
+
+
 def run_twice(case: Case, then: Case | None = None) -> None:
     """Call the learner's function twice in a row: on the case, then on `then`'s inputs (other
     values of the same shapes, as a program's next batch) or, without it, on the same inputs
@@ -896,7 +917,7 @@ def run_twice(case: Case, then: Case | None = None) -> None:
     before = {name: g.snapshot() for name, g in case.inputs.items()}
     before_then = {name: g.snapshot() for name, g in then.inputs.items()}
     watched = watch(case, with_out=True, again=then)
-    found = failure(case, watched, before)
+    found = failure(case, reads_of_one_call(watched, second=False), before)
     if found:
         fail(found.kind, found.message, f"{case.name}, the first of two calls", found.tiles)
     # autotune's cache answers the second call of a shape: nothing is timed
@@ -904,7 +925,9 @@ def run_twice(case: Case, then: Case | None = None) -> None:
         dataclasses.replace(
             then, benchmarked=False, config=case.config, launched_with=case.launched_with
         ),
-        dataclasses.replace(watched, returned=watched.again, writers=None),
+        dataclasses.replace(
+            reads_of_one_call(watched, second=True), returned=watched.again, writers=None
+        ),
         before_then,
     )
     if found and case.config is not None and not case.benchmarked:
