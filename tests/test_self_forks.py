@@ -523,6 +523,47 @@ def test_without_the_judges_build_a_process_cache_is_left_as_it_is(tmp_path, mon
     assert not cache.exists()
 
 
+# In a Python of its own, whose triton has not hashed its files yet: what triton_key() answers
+# after the judge's record of it is used, and what hashing the files again gives.
+KEY_IN_A_FRESH_PROCESS = """
+import json, sys
+from drills.judge import gpu_compile
+from triton.runtime.cache import triton_key
+gpu_compile.use_triton_key(gpu_compile.recorded_triton_key())
+print(json.dumps([triton_key(), triton_key.__wrapped__()]))
+"""
+
+
+def test_a_recorded_triton_key_spares_every_later_process_the_hash(tmp_path):
+    """A fork server records triton's hash of its own files; a later process (the next grade's
+    executor, the compile process) answers triton_key() from that record, and triton's own
+    function still hashes the files as before."""
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path))
+
+    def in_a_fresh_process(code: str) -> list:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=catalog.ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    in_a_fresh_process(
+        "from drills.judge import gpu_compile; gpu_compile.record_triton_key(); print(1)"
+    )
+    [record] = (tmp_path / "drills-triton-key").iterdir()
+    hashed = record.read_text()
+    record.write_text("the recorded key")  # as a record of it that differs would answer
+    assert in_a_fresh_process(KEY_IN_A_FRESH_PROCESS) == ["the recorded key", hashed]
+    record.unlink()  # no record: triton hashes, as it would without the judge
+    assert in_a_fresh_process(KEY_IN_A_FRESH_PROCESS) == [hashed, hashed]
+
+
 @pytest.mark.skipif(not runtime.current().is_gpu, reason="triton's CUDA helpers need CUDA")
 def test_a_process_given_the_judges_driver_helpers_compiles_none(tmp_path):
     """The build the fork server's image makes is the one a forked process's triton looks
