@@ -488,7 +488,7 @@ def without_the_back_end(*args):
 
 
 def confine_this_process(
-    confinement: dict | None, user: list[int] | None, triton_key: str | None
+    confinement: dict | None, user: list[int] | None, triton_key: str | None = None
 ) -> None:
     """As the fork server confines a runner (drills.judge.forks): namespaces and a read-only
     machine but for the cache, the run's user under --sandbox, no new processes. Inside its
