@@ -69,6 +69,12 @@ HINTS = Hints(
     near="Accumulate in float32 (acc = tl.zeros(..., dtype=tl.float32)) and convert to fp16 "
     "once, in the epilogue: an fp16 sum rounds at every step of K.",
 )
+GAPS_NAN = (
+    "The judge fills the gaps between the columns of u[:, ::2] and w[:, ::2] with NaN, and c "
+    "holds NaN: a load read in the gaps between columns, as one that takes an operand's column "
+    "stride (or its row stride) for 1 does. Pass both strides of a and b and read a[i, k] at i "
+    "* stride_am + k * stride_ak, b[k, j] at k * stride_bk + j * stride_bn."
+)
 FP32_HINTS = dataclasses.replace(
     HINTS,
     values="Accumulate in float32 (tl.zeros(..., dtype=tl.float32), acc = tl.dot(a, b, acc)) "
@@ -159,6 +165,8 @@ def make_case(
     stride of its own; every_other makes a and b every other column of wider tensors (a =
     u[:, ::2]: no stride of 1)."""
     gen = generator(seed)
+    if every_other:  # on a GPU, a read of a gap shows only as the NaN the judge fills it with
+        hints = dataclasses.replace(hints, nan=GAPS_NAN)
     draw = small_integers if integers else torch.rand if positive else torch.randn
     a = draw(M, K, generator=gen, device=device()).half()
     b = draw(K, N, generator=gen, device=device()).half()
@@ -1002,6 +1010,14 @@ GELU_HINTS = dataclasses.replace(
 )
 
 
+BIAS_NAN_INTO_C_T = (
+    "The judge pads a, b and bias with NaN, and c holds NaN. Here c is a transposed view (out = "
+    "buf.t(), a column stride of M), which the cases before it did not have: a load that takes "
+    "c's strides for bias's reads outside `bias`. bias[j] is at bias_ptr + j (or j * its own "
+    "stride), never j * stride_cn. Otherwise, a load past the end of K was not masked."
+)
+
+
 # GELU's exact form, or its tanh form (within 5e-4 of it), rounded to fp16: a product of small
 # integers is exact, so only the epilogue's own error is left to see
 GELU_EXACT = Tolerance(1e-3, 1e-3)
@@ -1030,6 +1046,9 @@ def bias_gelu_case(
         )
         case.hints = dataclasses.replace(case.hints, values=exact_gelu, near=exact_gelu)
     expected = torch.nn.functional.gelu(a @ b + bias.double())
+    if c_t:
+        # on a GPU, a read past bias's end shows only as the NaN the judge pads it with
+        case.hints = dataclasses.replace(case.hints, nan=BIAS_NAN_INTO_C_T)
     if bias_step > 1:
         strided = (
             f"bias here is every {bias_step}nd value of a longer tensor, a stride of "
