@@ -68,6 +68,39 @@ def test_comprehensions_products_functions_and_conditions_are_evaluated():
     ]
 
 
+def test_loops_that_append_configs_are_followed():
+    body = (
+        "CONFIGS = []\n"
+        "for b in (16, 32, 64):\n"
+        "    if b > 16:\n"
+        "        CONFIGS.append(triton.Config({'B': b}))\n"
+        "def more():\n"
+        "    extra = []\n"
+        "    for w in (4, 8):\n"
+        "        extra.append(triton.Config({'B': 128}, num_warps=w))\n"
+        "    return extra\n"
+        "CONFIGS.extend(more())\n"
+    )
+    configs = configs_of(body)
+    assert [(c.kwargs["B"], c.num_warps) for c in configs] == [(32, 4), (64, 4), (128, 4), (128, 8)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a loop the reader cannot follow changes the list it started from: not read as []
+        "CONFIGS = []\nfor b in make_them():\n    CONFIGS.append(triton.Config({'B': b}))",
+        "CONFIGS = []\nfor b in (16, 32):\n    if b > 16:\n        break\n"
+        "    CONFIGS.append(triton.Config({'B': b}))",
+        "CONFIGS = [triton.Config({'B': 32})]\nCONFIGS.insert(0, make_one())",
+        "CONFIGS = [triton.Config({'B': 32})]\nCONFIGS[0] = make_one()",
+        "CONFIGS = [triton.Config({'B': 32})]\ndel CONFIGS[0]",
+    ],
+)
+def test_a_list_changed_in_ways_the_reader_cannot_follow_is_not_read(body):
+    assert configs_of(body) is None
+
+
 @pytest.mark.parametrize(
     "body",
     [

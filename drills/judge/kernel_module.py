@@ -10,6 +10,7 @@ everything in it is vetted: nothing in it can run Python the learner chose.
 import ast
 import builtins
 import contextlib
+import copy
 import re
 from collections.abc import Mapping
 
@@ -119,7 +120,7 @@ class KernelModule:
         elif self.other_name_for_kernels(stmt):
             pass
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            self.add_assignment(stmt)
+            self.add_assignment(stmt, before)
         elif self.source.is_jit(stmt):
             self.add_jit_def(stmt)
         elif isinstance(stmt, ast.ClassDef) and self.class_of_kernels(stmt):
@@ -351,11 +352,15 @@ class KernelModule:
         self.chunks.append((stmt.lineno, self.segment(stmt)))
         self.aliases.update(bindings)
 
-    def add_assignment(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+    def add_assignment(
+        self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign, before: list[ast.stmt]
+    ) -> None:
         """A constant (X = 4, X = tl.constexpr(4), X: tl.constexpr = 4, X *= 2), if its value
         is safe to compute; any other module-level value is left out."""
         if self.module_alias(stmt):
             return
+        written = stmt
+        stmt = self.conditionals_decided(stmt, before)
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
         plain_targets = all(
@@ -365,7 +370,7 @@ class KernelModule:
         )
         safe = (
             plain_targets
-            and not hidden_line_break(self.segment(stmt))
+            and not hidden_line_break(self.segment(written))
             and stmt.value is not None
             and self.safe_value(stmt.value)
             and (not isinstance(stmt, ast.AnnAssign) or self.safe_annotation(stmt.annotation))
@@ -373,12 +378,33 @@ class KernelModule:
             and not set(names) & set(self.aliases)
         )
         if safe:
-            self.chunks.append((stmt.lineno, self.segment(stmt)))
+            text = self.segment(stmt) if stmt is written else ast.unparse(stmt)
+            self.chunks.append((stmt.lineno, text))
             self.constants |= set(names)
             self.left_out_values -= set(names)
         else:
             self.constants -= set(names)
             self.left_out_values |= set(names)
+
+    def conditionals_decided(self, stmt: ast.stmt, before: list[ast.stmt]) -> ast.stmt:
+        """stmt with each conditional expression whose test the judge's reader of host code
+        decides where the module runs (TILE = 32 if INTERPRETING else 128, INTERPRETING read
+        from os.environ) replaced by the value it takes there; stmt itself where it has none."""
+        if not any(isinstance(node, ast.IfExp) for node in ast.walk(stmt)):
+            return stmt
+        environ = self.environ
+
+        class Decide(ast.NodeTransformer):
+            def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+                try:
+                    taken = decided(node.test, before, environ)
+                except RecursionError:  # nested past what the reader follows: undecided
+                    taken = None
+                if taken is None:
+                    return self.generic_visit(node)
+                return self.visit(node.body if taken else node.orelse)
+
+        return ast.fix_missing_locations(Decide().visit(copy.deepcopy(stmt)))
 
     def module_alias(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> bool:
         """Whether stmt names one of triton.language's modules of functions, and if so takes it
@@ -416,6 +442,13 @@ class KernelModule:
             return self.safe_value(node.operand)
         if isinstance(node, ast.BinOp):
             return self.safe_value(node.left) and self.safe_value(node.right)
+        if isinstance(node, (ast.IfExp, ast.Compare, ast.BoolOp)):
+            parts = {
+                ast.IfExp: lambda: [node.test, node.body, node.orelse],
+                ast.Compare: lambda: [node.left, *node.comparators],
+                ast.BoolOp: lambda: node.values,
+            }[type(node)]()
+            return all(self.safe_value(part) for part in parts)
         if isinstance(node, ast.Call):
             path = self.path(node.func)
             if path:

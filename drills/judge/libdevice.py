@@ -7,7 +7,8 @@ interpreter swaps nothing: the module's functions are empty stubs that return No
 backend's own (`triton.language.extra.cuda.libdevice`) need a compiler. So the executor, on the
 interpreter only, puts a stand-in in place of each: the tl.math builtin of the same name where
 there is one (exp, log, sqrt, erf, ...), otherwise the numpy function that computes the same
-thing element by element (tanh, expm1, log1p, pow, ...); a function with neither fails with
+thing element by element (tanh, expm1, log1p, pow, ...; isinf, isnan and signbit, whose
+answers are ints); a function with neither fails with
 a message that says so, where the stub would have returned None into the kernel's arithmetic.
 """
 
@@ -51,6 +52,17 @@ NUMPY = {
 }
 
 
+# libdevice's tests of a value, by numpy's, with the dtype triton gives their answer: int1 where
+# its libdevice converts CUDA's int32 (isinf, isnan, finitef, isfinited), int32 where it does not
+TESTS = {
+    "isinf": (np.isinf, tl.int1),
+    "isnan": (np.isnan, tl.int1),
+    "finitef": (np.isfinite, tl.int1),
+    "isfinited": (np.isfinite, tl.int1),
+    "signbit": (np.signbit, tl.int32),
+}
+
+
 def by_tl_math(name: str) -> Callable:
     """tl.math's `name` as it is when the kernel runs: the interpreter's version of it."""
 
@@ -79,6 +91,23 @@ def by_numpy(function: Callable) -> Callable:
     return call
 
 
+def by_numpy_test(function: Callable, answer: tl.dtype) -> Callable:
+    """`function`, a test of each element (np.isinf), applied to the interpreter's tensor, with
+    its answer in `answer`'s dtype."""
+    from triton.runtime.interpreter import TensorHandle
+
+    def call(x, **kwargs):
+        kwargs.pop("_semantic", None)
+        kwargs.pop("_builder", None)
+        data = function(x.handle.data).astype(np.bool_ if answer == tl.int1 else np.int32)
+        shape = x.type.shape if x.type.is_block() else None
+        return tl.tensor(
+            TensorHandle(data, answer), tl.block_type(answer, shape) if shape else answer
+        )
+
+    return call
+
+
 def missing(name: str) -> Callable:
     """For a function with no stand-in: a failure that names the gap, not a None further on."""
 
@@ -97,6 +126,8 @@ def stand_in(name: str) -> Callable:
         return by_tl_math(name)
     if name in NUMPY:
         return by_numpy(NUMPY[name])
+    if name in TESTS:
+        return by_numpy_test(*TESTS[name])
     return missing(name)
 
 

@@ -239,11 +239,19 @@ class Reader:
             try:
                 branch = stmt.body if self.expression(stmt.test, scope) else stmt.orelse
             except Unreadable:
-                for name in bound_names(stmt):
+                for name in changed_names(stmt):
                     scope[name] = UNKNOWN
                 return
             for inner in branch:
                 self.statement(inner, scope)
+        elif isinstance(stmt, ast.For):
+            try:
+                self.loop(stmt, scope)
+            except Unreadable:
+                for name in changed_names(stmt):
+                    scope[name] = UNKNOWN
+        elif isinstance(stmt, ast.Expr) and self.list_grown(stmt.value, scope):
+            pass
         elif isinstance(stmt, ast.FunctionDef):
             scope[stmt.name] = UNKNOWN if stmt.decorator_list else Function(stmt)
         elif isinstance(stmt, ast.Return):
@@ -253,8 +261,49 @@ class Reader:
         ):
             pass  # a docstring, or nothing
         else:
-            for name in bound_names(stmt):
+            for name in changed_names(stmt):
                 scope[name] = UNKNOWN
+
+    def loop(self, stmt: ast.For, scope: dict) -> None:
+        """A `for` over values the reader knows, whose body it can follow (CONFIGS = []; for
+        ...: CONFIGS.append(triton.Config(...)))."""
+        if not self.simple(stmt.target) or stmt.orelse:
+            raise Unreadable("a for loop with an else, or an unpacking into attributes")
+        body = (ast.Assign, ast.If, ast.Expr, ast.Pass, ast.For)
+        jumps = any(isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(stmt))
+        if jumps or not all(isinstance(inner, body) for inner in stmt.body):
+            raise Unreadable("a loop body with break, continue or other statements")
+        for item in self.expression(stmt.iter, scope):
+            self.assign(stmt.target, item, scope)
+            for inner in stmt.body:
+                self.statement(inner, scope)
+
+    def list_grown(self, call: ast.expr, scope: dict) -> bool:
+        """Whether `call` is X.append(value) or X.extend(values) on a list the reader holds, and
+        if so does it."""
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("append", "extend")
+            and isinstance(call.func.value, ast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            return False
+        try:
+            grown = self.lookup(call.func.value.id, scope)
+            if not isinstance(grown, list):
+                return False
+            value = self.expression(call.args[0], scope)
+        except Unreadable:
+            return False
+        if call.func.attr == "append":
+            grown.append(value)
+        else:
+            grown.extend(value)
+        if len(grown) > MAX_ITEMS:
+            raise Unreadable("a list too long")
+        return True
 
     @staticmethod
     def simple(target: ast.expr) -> bool:
@@ -294,7 +343,9 @@ class Reader:
         self.depth += 1
         try:
             for stmt in fn.node.body:
-                if not isinstance(stmt, (ast.Assign, ast.If, ast.Return, ast.Expr, ast.Pass)):
+                if not isinstance(
+                    stmt, (ast.Assign, ast.If, ast.Return, ast.Expr, ast.Pass, ast.For)
+                ):
                     raise Unreadable(f"a function body with {type(stmt).__name__}")
                 self.statement(stmt, local)
         except Return as done:
@@ -478,14 +529,39 @@ class Reader:
         return value
 
 
-def bound_names(stmt: ast.stmt) -> set[str]:
-    """The names a statement may bind."""
+# the methods by which a statement changes a list, dict or set in place
+CHANGING_METHODS = {
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+    "update", "setdefault", "popitem", "add", "discard",
+}  # fmt: skip
+
+
+def changed_names(stmt: ast.stmt) -> set[str]:
+    """The names a statement may bind, or whose value it may change in place: CONFIGS in
+    `CONFIGS.append(...)`, `CONFIGS[0] = ...`, `del CONFIGS[0]`, in a loop's body too."""
     names = set()
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(
+            node.ctx, (ast.Store, ast.Del)
+        ):
+            names.add(_held_by(node.value))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in CHANGING_METHODS
+        ):
+            names.add(_held_by(node.func.value))
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
+    return names - {""}
+
+
+def _held_by(node: ast.expr) -> str:
+    """The name whose value holds what `node` reaches (CONFIGS for CONFIGS[0].kwargs), or ""."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
