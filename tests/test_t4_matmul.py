@@ -94,23 +94,33 @@ def owner(launch, idx) -> str:
     return f"tile (pid_m, pid_n) = ({idx[0] // bm}, {idx[1] // bn}), BLOCK {bm} x {bn}"
 
 
-def alignment_promised_for_m(launch, unwritten: torch.Tensor) -> str:
-    """Why the last rows of c were never written, when they are those past M rounded down to a
-    multiple of 8 or 16 inside a tile that had its program: the kernel was told M is such a
-    multiple, which the host checks only of N, K and the row strides."""
-    M = unwritten.shape[0]
-    block_m = launch.size("BLOCK_SIZE_M") if launch else None
-    for a in (8, 16):
-        first = M // a * a
-        in_a_tile = isinstance(block_m, int) and first % block_m != 0
-        rows_cut = bool(unwritten[first:].all()) and not bool(unwritten[:first].any())
-        if 0 < first < M and in_a_tile and rows_cut:
-            return (
-                f"rows {first} to {M - 1} were never written, and {first} is M = {M} rounded "
-                f"down to a multiple of {a}: the kernel treats M as a multiple of {a}. M can "
-                "be any size; make such a promise (known_multiple, tl.multiple_of) only of "
-                "what the host checked: N, K and the row strides."
-            )
+# what a kernel may promise about each side of c, and who checks it
+ALIGNMENT_FIXES = {
+    "M": "M can be any size; make such a promise (known_multiple, tl.multiple_of) only of what "
+    "the host checked: N, K and the row strides.",
+    "N": "the host must check N itself before it promises that (row_alignment's names): a "
+    "slice of a wider tensor has row strides that are multiples of 8 whatever its own N.",
+}
+
+
+def alignment_promised(launch, unwritten: torch.Tensor) -> str:
+    """Why the last rows (or columns) of c were never written, when they are those past M (N)
+    rounded down to a multiple of 8 or 16 inside a tile that had its program: the kernel was
+    told M (N) is such a multiple."""
+    sides = (("M", "rows", unwritten), ("N", "columns", unwritten.t()))
+    for side, what, cut in sides:
+        extent = cut.shape[0]
+        block = launch.size(f"BLOCK_SIZE_{side}") if launch else None
+        for a in (8, 16):
+            first = extent // a * a
+            in_a_tile = isinstance(block, int) and first % block != 0
+            cut_off = bool(cut[first:].all()) and not bool(cut[:first].any())
+            if 0 < first < extent and in_a_tile and cut_off:
+                return (
+                    f"{what} {first} to {extent - 1} were never written, and {first} is "
+                    f"{side} = {extent} rounded down to a multiple of {a}: the kernel treats "
+                    f"{side} as a multiple of {a}. {ALIGNMENT_FIXES[side]}"
+                )
     return ""
 
 
@@ -141,7 +151,7 @@ def tiles_not_one_each(launch, unwritten: torch.Tensor) -> str:
 
 
 def why_tiles_unwritten(launch, unwritten: torch.Tensor) -> str:
-    return alignment_promised_for_m(launch, unwritten) or tiles_not_one_each(launch, unwritten)
+    return alignment_promised(launch, unwritten) or tiles_not_one_each(launch, unwritten)
 
 
 def make_case(
@@ -816,6 +826,9 @@ def test_kernel_clips_its_last_group(impl):
         # a's rows 48 apart, every row stride a multiple of 8, K = 45 not: K's own alignment
         # must be checked, which a's stride no longer stands in for
         pytest.param({"gaps": (3, 0, 0), "shape": (96, 80, 45)}, id="sliced-a-k-45"),
+        # b and c slices 78 columns wide of rows 80 apart: every row stride a multiple of 8, N
+        # not, so N's own alignment must be checked too (72, N rounded down, ends in a tile)
+        pytest.param({"gaps": (0, 2, 2), "shape": (96, 78, 72)}, id="sliced-b-c-n-78"),
         pytest.param(
             {"b_t": True, "gaps": (8, 0, 8), "shape": (*MANY_TILES, 72)},
             id="many-tiles-b=w.t()-sliced",
