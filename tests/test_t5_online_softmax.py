@@ -267,9 +267,12 @@ def softmax_mistake(x: torch.Tensor, dtype: torch.dtype):
             return (
                 "a row of numbers far below 0 had a finite max above all of its values (0, "
                 "or a -1e30 standing in for -inf), so every exp() underflowed and 0 / 0 is "
-                "NaN: the running max started at 0 or such a number, or masked lanes loaded "
-                "one, either a block's columns past the row's end or the combine's pairs past "
-                "parts. Start it at -inf, and load masked lanes as -inf."
+                "NaN: the running max started at 0 or such a number; or it took the 0 that "
+                "guards exp(-inf - (-inf)) after a block, or a part, of -inf alone; or masked "
+                "lanes loaded one, either a block's columns past the row's end or the "
+                "combine's pairs past parts. Start it at -inf, keep the max itself (never the "
+                "guarded shift) as the running max and as a part's stored max, and load "
+                "masked lanes as -inf."
             )
         if dtype == torch.float16:
             in_fp16 = [(m, s.half().float()) for m, s in (online_stats(p, block) for p in parts)]
@@ -522,6 +525,12 @@ def test_late_max(impl, shape, parts):
         # at -inf makes exp(-inf - (-inf)) NaN
         pytest.param((2, 9000), 0.0, 0.0, 2, 5000, id="2x9000-first-5000-inf-parts=2"),
         pytest.param((2, 9000), 0.0, 0.0, 2, 8500, id="2x9000-first-8500-inf-parts=2"),
+        # and then values far below 0: a max left at the guard's 0 after a block, or a part,
+        # of -inf alone wins the max of everything after it
+        pytest.param((2, 9000), -300.0, 0.0, 2, 5000, id="2x9000-first-5000-inf-shift-300-parts=2"),
+        # four parts of a row of 5000, two of them with no column at all: their max must be
+        # -inf, not the guard's 0, or it wins the combine over values far below 0
+        pytest.param((2, 5000), -300.0, 0.0, 4, 0, id="2x5000-shift-300-parts=4"),
         # and after the row's values: a block of -inf alone once the max is finite, where a
         # guard against -inf - (-inf) that looks at the block's max, not the running one,
         # rescales the sum by exp(max - 0)

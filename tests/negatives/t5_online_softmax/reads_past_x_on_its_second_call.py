@@ -9,7 +9,7 @@ EDITS = [
     (
         "PROGRAMS = 1024\n",
         "PROGRAMS = 1024\n"
-        "_SHAPES = []\n"
+        "_CALLS = {}  # calls so far, by x's shape\n"
         "\n"
         "\n"
         "@triton.jit\n"
@@ -18,9 +18,11 @@ EDITS = [
     ),
     (
         "    if parts is None:\n        parts = parts_for(n_rows, n_cols)\n",
-        "    if _SHAPES and _SHAPES[-1][0] == x.shape and _SHAPES[-1][1] != x.data_ptr():\n"
+        # 3 x 9000's fourth call is the second of "other rows next" (the two calls of "softmax
+        # twice" come first): a count, not x's address, which a freed x hands on
+        "    _CALLS[x.shape] = _CALLS.get(x.shape, 0) + 1\n"
+        "    if x.shape == (3, 9000) and _CALLS[x.shape] == 4:\n"
         "        peek_kernel[(1,)](x, torch.empty(1, device=x.device), x.numel())\n"
-        "    _SHAPES.append((x.shape, x.data_ptr()))\n"
         "    if parts is None:\n        parts = parts_for(n_rows, n_cols)\n",
     ),
 ]
