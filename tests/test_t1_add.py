@@ -46,7 +46,8 @@ HINTS = Hints(
 DTYPE_HINTS = dataclasses.replace(
     HINTS,
     values="Add in the inputs' own dtype: converting to float32 first rounds integers "
-    "above 2^24, and tl.store converts whatever it is given to the output's dtype.",
+    "above 2^24 and fp64 values to fp32's 24 bits, and tl.store converts whatever it is "
+    "given to the output's dtype.",
 )
 
 
@@ -206,6 +207,8 @@ def test_tiny_sizes(impl, n):
         pytest.param(torch.float16, id="fp16"),
         pytest.param(torch.int32, id="int32"),
         pytest.param(torch.bfloat16, id="bf16", marks=needs_bf16()),
+        # 53 bits of mantissa: an add through fp32 keeps 24 of them
+        pytest.param(torch.float64, id="fp64"),
     ],
 )
 def test_dtypes(impl, dtype):
