@@ -323,7 +323,8 @@ _warm = False  # whether warm_the_compiler() was called in this process or one i
 def warm_the_compiler() -> None:
     """What a GPU launch's first compile (or cache lookup) computes in any process, done once
     in a fork server for every fork after it: the hash of triton's own files, which every
-    compiled kernel's key holds (0.45 s on an H100 host, in each executor), gluon's modules,
+    compiled kernel's key holds (0.45 s on an H100 host, in each executor; recorded on disk for
+    later grades, drills.judge.gpu_compile.record_triton_key), gluon's modules,
     which the first specialization of a launch imports (0.12 s), and triton's CUDA helper
     module, whose copy in each fork's cache its driver loads rather than compiles
     (drills.judge.gpu_compile.driver_helpers). None touches the GPU, which a fork server must

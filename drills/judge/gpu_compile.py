@@ -28,6 +28,7 @@ are kept apart from a GPU's (a cache folder of their own, and a cache key of the
 triton 3.7 and later), so that no launch ever loads the binary this leaves empty.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -354,11 +355,11 @@ def _triton_key_record() -> Path:
     return Path(judge_cache()) / "drills-triton-key" / _triton_files()
 
 
-def recorded_triton_key() -> str | None:
+def recorded_triton_key(record: Path | None = None) -> str | None:
     """Triton's hash of its own files (triton_key) as a fork server recorded it for the files
-    installed now; None where none did."""
+    installed now (in `record`, where it is known already); None where none did."""
     try:
-        return _triton_key_record().read_text() or None
+        return (record or _triton_key_record()).read_text() or None
     except OSError:
         return None
 
@@ -390,11 +391,13 @@ def record_triton_key() -> None:
     recorded triton_key, or compute it and record it for the next grade's processes."""
     from triton.runtime.cache import triton_key
 
-    recorded = recorded_triton_key()
+    record = _triton_key_record()
+    recorded = recorded_triton_key(record)
     use_triton_key(recorded)
     key = triton_key()
-    if recorded != key:
-        record = _triton_key_record()
+    if recorded == key:
+        return
+    with contextlib.suppress(OSError):  # a speed-up only: without it, each process hashes
         own_folder(record.parent)
         fd, new = tempfile.mkstemp(dir=record.parent, prefix=".key.")
         with os.fdopen(fd, "w") as written:

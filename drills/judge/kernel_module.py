@@ -284,11 +284,16 @@ class KernelModule:
         """The branch of a module-level `if` the module takes where it runs (if HAS_FAST_EXP:
         exp = ... else: exp = tl.exp), decided by the judge's reader of host code
         (drills.judge.source_configs: os.environ, constants, comparisons), or None."""
+        taken = self.decided(stmt.test, before)
+        return None if taken is None else (stmt.body if taken else stmt.orelse)
+
+    def decided(self, test: ast.expr, before: list[ast.stmt]) -> bool | None:
+        """Whether a module-level test holds where the module runs, after `before`; None where
+        the judge's reader of host code cannot tell."""
         try:
-            taken = decided(stmt.test, before, self.environ)
+            return decided(test, before, self.environ)
         except RecursionError:  # nested past what the reader follows: undecided, as any other
             return None
-        return None if taken is None else (stmt.body if taken else stmt.orelse)
 
     def import_tried(self, stmt: ast.Try) -> list[ast.stmt] | None:
         """The statements a module-level `try: from triton... import x / except ImportError:
@@ -392,14 +397,11 @@ class KernelModule:
         from os.environ) replaced by the value it takes there; stmt itself where it has none."""
         if not any(isinstance(node, ast.IfExp) for node in ast.walk(stmt)):
             return stmt
-        environ = self.environ
+        module = self
 
         class Decide(ast.NodeTransformer):
             def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
-                try:
-                    taken = decided(node.test, before, environ)
-                except RecursionError:  # nested past what the reader follows: undecided
-                    taken = None
+                taken = module.decided(node.test, before)
                 if taken is None:
                     return self.generic_visit(node)
                 return self.visit(node.body if taken else node.orelse)
@@ -442,13 +444,12 @@ class KernelModule:
             return self.safe_value(node.operand)
         if isinstance(node, ast.BinOp):
             return self.safe_value(node.left) and self.safe_value(node.right)
-        if isinstance(node, (ast.IfExp, ast.Compare, ast.BoolOp)):
-            parts = {
-                ast.IfExp: lambda: [node.test, node.body, node.orelse],
-                ast.Compare: lambda: [node.left, *node.comparators],
-                ast.BoolOp: lambda: node.values,
-            }[type(node)]()
-            return all(self.safe_value(part) for part in parts)
+        if isinstance(node, ast.IfExp):
+            return all(map(self.safe_value, (node.test, node.body, node.orelse)))
+        if isinstance(node, ast.Compare):
+            return all(map(self.safe_value, (node.left, *node.comparators)))
+        if isinstance(node, ast.BoolOp):
+            return all(map(self.safe_value, node.values))
         if isinstance(node, ast.Call):
             path = self.path(node.func)
             if path:

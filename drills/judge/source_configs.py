@@ -297,12 +297,10 @@ class Reader:
             value = self.expression(call.args[0], scope)
         except Unreadable:
             return False
-        if call.func.attr == "append":
-            grown.append(value)
-        else:
-            grown.extend(value)
-        if len(grown) > MAX_ITEMS:
+        added = [value] if call.func.attr == "append" else list(value)
+        if len(grown) + len(added) > MAX_ITEMS:
             raise Unreadable("a list too long")
+        grown.extend(added)
         return True
 
     @staticmethod
