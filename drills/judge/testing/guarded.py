@@ -161,6 +161,13 @@ class Guarded:
         """A new output of the same shape, dtype and layout, all canary."""
         return Guarded(**self.made_with)
 
+    def twin(self) -> "Guarded":
+        """Another of the same layout holding the same bits, padding included, in a buffer of
+        its own: what a second call reads outside it is then told apart from the first's."""
+        twin = Guarded(**self.made_with)
+        twin.buffer.copy_(self.buffer)
+        return twin
+
     def snapshot(self) -> torch.Tensor:
         return bits_of(self.buffer).clone()
 
