@@ -477,6 +477,8 @@ def test_dtypes(impl, dtype, scale):
         # block whether the blocks divide the row or not
         pytest.param((2, 9000), False, 100.0, id="2x9000-spike-at-the-end"),
         pytest.param((2, 8192), False, 100.0, id="2x8192-spike-at-the-end"),
+        # MAX_COLS itself, the longest row the drill's API takes: one row on the CPU
+        pytest.param((1, 65536), False, 0.0, id="1x65536"),
         pytest.param((64, 65536), False, 0.0, id="64x65536", marks=needs_gpu("too large")),
     ],
 )
