@@ -299,6 +299,7 @@ def prepare_triton() -> None:
     """Before the learner's file is imported (it may read the driver at import): a driver
     where triton finds none, and an autotuner that times nothing."""
     from triton.runtime import driver
+    from triton.runtime.autotuner import Autotuner
 
     try:
         # reading an attribute makes the driver (triton makes it lazily, on first
@@ -307,6 +308,9 @@ def prepare_triton() -> None:
     except RuntimeError:
         driver.set_active(NominalDriver())
     driver.active.get_benchmarker = lambda: untimed
+    # and however a kernel asks autotune to time (warmup=, rep=, use_cuda_graph=, do_bench=),
+    # which would time with triton.testing's benchmarkers rather than the driver's
+    Autotuner.do_bench = property(lambda self: untimed)
     if ON_GPU:  # its CUDA context, made while the judge makes its own (drills/judge/executor.py)
         torch.empty(1, device="cuda")
 
