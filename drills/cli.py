@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         _exit_cleanly_on_signals(confinement, words)
         return _grade(args, selected, requests, rt, versions, confinement, only_checks)
     finally:
-        processes.kill_descendants(spare=kept_warm(args), exiting_is_enough=True)
+        processes.kill_descendants(spare=kept_warm(args))
         if confinement:
             confinement.release()
 
@@ -340,7 +340,7 @@ def _grade(args, selected, requests, rt, versions, confinement, only_checks) -> 
             # the remaining workers meanwhile, rather than it running alone at the end
             graded = {drill.id: pool.submit(grade, drill) for drill in reversed(selected)}
             results = [graded[drill.id].result() for drill in selected]
-    processes.kill_descendants(spare=kept_warm(args), exiting_is_enough=True)
+    processes.kill_descendants(spare=kept_warm(args))
     native = report.native_document(
         results, args.impl, rt.kind, versions, time.monotonic() - started
     )

@@ -6,10 +6,7 @@ those that `valid` accepts. Standard library only: the grader reads them without
 - collected: the cases the judge will run, in order, each with its check's name, id and points;
 - start: a case began (a case started and never finished is the one a crash or a timeout hit);
 - result: its check's name and id, how it came out (an Outcome), how it stopped where it failed (a Stop, or ""), its
-  message, its case id, the failure as data (drills.failures.Failure) and the tile map, if any;
-- end: the judge's last word, its exit status, sent as it exits (drills/judge/main.py): the
-  grader need not wait the tenth of a second or more that a process with a CUDA context takes
-  to be torn down.
+  message, its case id, the failure as data (drills.failures.Failure) and the tile map, if any.
 """
 
 from drills.failures import Failure, Outcome, Stop
@@ -46,16 +43,12 @@ def result(
     return event
 
 
-def end(code: int) -> dict:
-    return {"event": "end", "code": code}
-
-
 KINDS = {*Stop, ""}  # how a failed case stopped; "" for one that did not fail
 OUTCOMES = set(Outcome) - {Outcome.MISSING}  # MISSING is the grader's word, never the judge's
 
 
 def valid(event) -> bool:
-    """Whether `event` is one of the four, with its fields: the judge is trusted, its stream
+    """Whether `event` is one of the three, with its fields: the judge is trusted, its stream
     is still checked, as any input is."""
     if not isinstance(event, dict):
         return False
@@ -74,8 +67,6 @@ def valid(event) -> bool:
         )
     if kind == "start":
         return isinstance(event.get("nodeid"), str)
-    if kind == "end":
-        return type(event.get("code")) is int
     if kind == "result":
         return (
             isinstance(event.get("nodeid"), str)

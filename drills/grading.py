@@ -13,6 +13,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import tempfile
 import threading
 import time
@@ -149,8 +150,6 @@ def _read_valid_events(stream, events: list[dict]) -> None:
             continue  # the last line of a judge killed while writing it
         if judge_events.valid(event):
             events.append(event)
-            if event["event"] == "end":
-                return  # its last word: nothing follows
     for _ in stream:  # drain, so the judge never blocks on a full pipe
         pass
 
@@ -318,30 +317,17 @@ def _run_judge(arguments: list[str], done: list[str], deadline: float):
         with ours.makefile("rb") as stream:
             reader = threading.Thread(target=lambda: events.extend(_read_events(stream)))
             reader.start()
-            returncode = _judge_ended(process, reader, events, deadline)
-            processes.signal_tree(process)
+            try:
+                # the judge stops itself at the deadline; this is for a judge that cannot
+                returncode = process.wait(timeout=max(1.0, deadline - time.time() + 20))
+            except subprocess.TimeoutExpired:
+                returncode = None
+            processes.kill_tree(process)
             reader.join()
-        if returncode is None or not (events and events[-1]["event"] == "end"):
-            process.wait()  # it died on its own, or was killed: there is no end to be told of
-        events = [event for event in events if event["event"] != "end"]
         log.seek(0, os.SEEK_END)
         log.seek(max(0, log.tell() - 3000))
         tail = log.read().decode(errors="replace")
     return returncode, events, "\n".join(tail.splitlines()[-15:])
-
-
-def _judge_ended(process, reader: threading.Thread, events: list, deadline: float) -> int | None:
-    """The judge's exit status, from its end event (`reader` then returns, and `events` ends
-    with it) or from its exit; None if it ran past the deadline. The judge stops itself at the
-    deadline: the margin is for one that cannot."""
-    limit = time.monotonic() + max(1.0, deadline - time.time() + 20)
-    while time.monotonic() < limit:
-        if not reader.is_alive() and events and events[-1]["event"] == "end":
-            return events[-1]["code"]
-        if process.poll() is not None:
-            return process.returncode
-        reader.join(timeout=0.005)
-    return None
 
 
 def _send_job(channel: socket.socket, job: str) -> None:

@@ -136,19 +136,8 @@ def end_cleanly_on_signals() -> None:
 def descendants(root: int | None = None, spare: tuple[int, ...] = ()) -> list[int]:
     """Every process below `root` (default: this one), from /proc, but those in `spare` and
     below them."""
-    return [pid for pid, _ in _descendants(root, spare)]
-
-
-# a process's flag, in /proc/PID/stat, from the moment it begins to exit (linux/sched.h)
-_PF_EXITING = 0x4
-
-
-def _descendants(root: int | None, spare: tuple[int, ...]) -> list[tuple[int, bool]]:
-    """descendants(), each with whether it is exiting: killed, or past its exit, it runs no
-    code of its own any more, though its kernel may take a while to tear it down."""
     root = os.getpid() if root is None else root
     children: dict[int, list[int]] = {}
-    exiting: dict[int, bool] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
         if not entry.isdigit():
             continue
@@ -157,34 +146,27 @@ def _descendants(root: int | None, spare: tuple[int, ...]) -> list[tuple[int, bo
                 stat = f.read()
         except OSError:
             continue
-        # the command name is in parentheses and may hold spaces: the state, the ppid and,
-        # fifth after it, the flags follow the last ')'
-        fields = stat[stat.rindex(b")") + 2 :].split()
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        exiting[int(entry)] = fields[0] in (b"Z", b"X") or bool(int(fields[6]) & _PF_EXITING)
+        # the command name is in parentheses and may hold spaces: ppid follows the last ')'
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
     found, todo = [], [root]
     while todo:
         for child in children.get(todo.pop(), []):
             if child in spare:
                 continue
-            found.append((child, exiting[child]))
+            found.append(child)
             todo.append(child)
     return found
 
 
-def kill_descendants(
-    root: int | None = None, spare: tuple[int, ...] = (), exiting_is_enough: bool = False
-) -> None:
+def kill_descendants(root: int | None = None, spare: tuple[int, ...] = ()) -> None:
     """SIGKILL every descendant but those in `spare` and below them, until none is left (a
-    forking loop gets a few rounds). With `exiting_is_enough`, until none is left that is not
-    exiting: a process with a CUDA context takes a tenth of a second or more to be torn down
-    once killed, and a grade need not wait for that."""
+    forking loop gets a few rounds)."""
     for _ in range(20):
-        found = _descendants(root, spare)
-        if not found or exiting_is_enough and all(exiting for _, exiting in found):
-            _reap()
+        pids = descendants(root, spare)
+        if not pids:
             return
-        for pid, _ in found:
+        for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         _reap()

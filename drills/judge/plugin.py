@@ -65,7 +65,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
-    processes.kill_descendants(exiting_is_enough=True)
+    processes.kill_descendants()
 
 
 def _emit(config, event: dict) -> None:
