@@ -4,6 +4,7 @@ interpreter runs it)."""
 
 LOSES = ["k_tail"]
 SAYS = "does not compile for a GPU"
+SAYS_ON_GPU = "raised CompilationError"
 EDITS = [
     (
         "        BLOCK_K=BLOCK_K,\n",

@@ -2,7 +2,9 @@
 and `cache_results=True` (the older interface that triton still takes, with a deprecation
 warning: it times with triton.testing.do_bench instead of the driver's benchmarker). The runner
 used to give autotune an untimed benchmarker through the driver only, so on the interpreter this
-file raised "'NominalDriver' object has no attribute 'get_device_interface'" and scored 0. The
+file raised "'NominalDriver' object has no attribute 'get_device_interface'" and scored 0; on
+an H100, cache_results made autotune compute its disk cache's key, which runs ptxas, a process
+the runner may not start (PermissionError, 0 points): the runner never uses that cache. The
 body: a grouped matmul written inline (no helper), `K - k * BK` as the K tail's bound, bias and
 an erf GELU chosen by constexprs, bias made contiguous on the host."""
 
