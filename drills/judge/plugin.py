@@ -12,6 +12,7 @@
   whatever they do.
 """
 
+import gc
 import json
 import os
 import re
@@ -88,6 +89,12 @@ def _check_id(item) -> str | None:
 def _deselect(config, items, unwanted) -> None:
     config.hook.pytest_deselected(items=[item for item in items if unwanted(item)])
     items[:] = [item for item in items if not unwanted(item)]
+
+
+def pytest_collection_finish(session):
+    # pytest's objects and the suite's, made once: like the image's (drills.judge.forks), left
+    # out of every full collection from here on
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(session, config, items):
