@@ -147,7 +147,7 @@ class Untimed:
 untimed = Untimed()
 
 
-def timed_here(self, tuning_key, configs, bench_fn) -> bool:
+def timed_without_a_disk_cache(self, tuning_key, configs, bench_fn) -> bool:
     """Autotune's disk cache of timings (cache_results=True), never read or written: its
     timings here are ties, a winner read from it would skip the timing runs the judge watches,
     and its key runs ptxas, a process a runner cannot start."""
@@ -319,7 +319,7 @@ def prepare_triton() -> None:
     # and however a kernel asks autotune to time (warmup=, rep=, use_cuda_graph=, do_bench=),
     # which would time with triton.testing's benchmarkers rather than the driver's
     Autotuner.do_bench = property(lambda self: untimed)
-    Autotuner.check_disk_cache = timed_here
+    Autotuner.check_disk_cache = timed_without_a_disk_cache
     if ON_GPU:  # its CUDA context, made while the judge makes its own (drills/judge/executor.py)
         torch.empty(1, device="cuda")
 

@@ -907,10 +907,9 @@ def run_twice(case: Case, then: Case | None = None) -> None:
     """Call the learner's function twice in a row: on the case, then on `then`'s inputs (other
     values of the same shapes, as a program's next batch) or, without it, on the same inputs
     again (copies, so that a read outside them is known to be the second call's), each time
-    into fresh outputs: both results must be right. What the first call
-    leaves behind (a workspace allocated once and zeroed only then, a cached tensor, a max
-    kept from the first inputs) reaches the second, as it would in a program that calls the
-    function in a loop."""
+    into fresh outputs: both results must be right. What the first call leaves behind (a
+    workspace allocated once and zeroed only then, a cached tensor, a max kept from the first
+    inputs) reaches the second, as it would in a program that calls the function in a loop."""
     inputs = "the same inputs" if then is None else "other inputs of the same shapes"
     if then is None:
         extra = {name: dataclasses.replace(e, out=e.out.like()) for name, e in case.extra.items()}
