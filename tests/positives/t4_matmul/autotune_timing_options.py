@@ -6,16 +6,22 @@ file raised "'NominalDriver' object has no attribute 'get_device_interface'" and
 an H100, cache_results made autotune compute its disk cache's key, which runs ptxas, a process
 the runner may not start (PermissionError, 0 points): the runner never uses that cache. The
 body: a grouped matmul written inline (no helper), `K - k * BK` as the K tail's bound, bias and
-an erf GELU chosen by constexprs, bias made contiguous on the host."""
+an erf GELU chosen by constexprs, bias made contiguous on the host; one small config on the
+interpreter, chosen from TRITON_INTERPRET at import."""
+
+import os
 
 import torch
 import triton
 import triton.language as tl
 
+INTERPRETING = os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "yes", "on")
+SHAPES = [(32, 32, 32, 4, 1)] if INTERPRETING else [(128, 128, 32, 4, 3), (64, 128, 32, 4, 4)]
+
 
 def _configs():
     out = []
-    for bm, bn, bk, w, s in [(128, 128, 32, 4, 3), (64, 128, 32, 4, 4), (64, 64, 32, 2, 5)]:
+    for bm, bn, bk, w, s in SHAPES:
         out.append(
             triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP": 8}, num_warps=w, num_stages=s)
         )
