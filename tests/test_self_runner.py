@@ -66,6 +66,58 @@ def test_launches_are_recorded_not_run_and_the_first_config_is_kept_untimed():
     assert launch["args"]["x_ptr"]["ref"] == "b1"
 
 
+# wrap_triton's launch on a GPU: torch's triton_kernel_wrapper_mutation operator, which reaches
+# the tracer as a higher-order operator (the interpreter's kernels skip it, so it is called here
+# as torch calls it); and torch.cond's operator, whose branches the tracer cannot see
+HIGHER_ORDER = """
+import json, sys
+sys.path.insert(0, "drills")
+import runner
+runner.prepare_triton()
+import torch, triton, triton.language as tl
+from torch._higher_order_ops.triton_kernel_wrap import (
+    kernel_side_table, triton_kernel_wrapper_mutation)
+
+@triton.jit
+def double(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+x = torch.ones(16)
+trace = runner.Trace({"b1": x})
+runner.record_launches(lambda: trace)
+with runner.tracing(trace):
+    triton_kernel_wrapper_mutation(
+        kernel_idx=kernel_side_table.add_kernel(double),
+        constant_args_idx=kernel_side_table.add_constant_args({"BLOCK": 16}),
+        grid=[(1, 1, 1)], tma_descriptor_metadata={}, kwargs={"x_ptr": x, "n": 16})
+try:  # as the tracer is asked to run it (torch.cond itself would compile its branches first)
+    runner.higher_order(torch.ops.higher_order.cond, (x.sum() > 0, abs, abs, (x,)), {})
+    refused = None
+except NotImplementedError as e:
+    refused = str(e)
+print(json.dumps({"steps": trace.steps, "refused": refused}))
+"""
+
+
+def test_a_launch_through_wrap_triton_is_recorded_and_other_higher_order_ops_refused():
+    done = subprocess.run(
+        [sys.executable, "-c", HIGHER_ORDER],
+        cwd=catalog.ROOT,
+        env={"TRITON_INTERPRET": "1", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.split("\n")[-2])
+    launches = [s for s in seen["steps"] if s["step"] == "launch"]
+    assert [(s["kernel"], s["grid"]) for s in launches] == [("double", [1, 1, 1])]
+    assert launches[0]["args"]["x_ptr"]["ref"] == "b1" and launches[0]["args"]["BLOCK"] == 16
+    assert "higher-order operator cond" in seen["refused"]
+
+
 # Tensors a call makes from Python values, as a grouped GEMM's tables of sizes and pointers
 FROM_VALUES = """
 import json, sys

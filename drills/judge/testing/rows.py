@@ -8,12 +8,12 @@ from drills.bench import Bench, Shape
 from drills.judge.testing.compare import DTYPE_NAMES, Tolerance
 
 # (shift, spike) for rows below -1e30, a padding some call minus infinity: one element at -2^120
-# and the rest 2^100 below it (randn vanishes beside them). Powers of two, so that the max times
-# log2(e) is exact, and one-hot, so that the row's sum is 1: a kernel that scales x for exp2
-# before it subtracts the max (one FMA on a GPU, whose unrounded product misses a rounded max
-# by up to 2^97 there), or that divides through max + log(sum) (which rounds back to the max
-# there), gets these rows as exactly as any other.
-ONE_HOT_FAR = (-(2.0**120 + 2.0**100), 2.0**100)
+# and the rest at -2^121 (randn vanishes beside them). Every value a power of two, so that its
+# product with log2(e) is exact: a kernel that scales x for exp2 before it subtracts the max
+# (one FMA on a GPU, whose unrounded product misses the rounded max by up to 2^96 there, and
+# exp2(2^96) is inf) gets these rows as exactly as any other. One-hot, so that the row's sum is
+# 1: a kernel that divides through max + log(sum) (which rounds back to the max there) does too.
+ONE_HOT_FAR = (-(2.0**121), 2.0**120)
 
 
 def int64_advice(tensor: str, stride: str) -> str:
