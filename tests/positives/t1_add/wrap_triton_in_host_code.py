@@ -1,9 +1,11 @@
 """Correct, written differently: torch.library.wrap_triton(add_kernel)[grid](...) called in the
 host code itself, outside any custom operator. On a GPU wrap_triton launches through torch's
 triton_kernel_wrapper_mutation, a higher-order operator, which reaches the grader's dispatch
-mode; the grader of commit 2459ce8 did not take such operators and scored this file 10/100 on an
-H100 ("your code raised NotImplementedError: There was no rule registered for
-HigherOrderOperator"). The interpreter's kernels skip that operator, so the CPU gave 100."""
+mode; the grader of commit 2459ce8 did not take such operators and scored a file launching this
+way (for out=; through a triton_op otherwise) 10/100 on an H100 ("your code raised
+NotImplementedError: There was no rule registered for HigherOrderOperator"), and 100 on the CPU,
+whose interpreted kernels skip that operator. The runner's tracer now takes it: that file got
+100/100 on an H100."""
 
 import torch
 import triton
