@@ -87,6 +87,19 @@ NOMINAL_DEVICE = {
     "warpSize": 32,
 }
 NOMINAL_KERNEL = {"n_regs": 32, "n_spills": 0, "shared": 1024}
+# torch.cuda.get_device_properties() of that device, with the fields host code reads
+NOMINAL_PROPERTIES = types.SimpleNamespace(
+    name="the interpreter's nominal sm_90 device",
+    major=9,
+    minor=0,
+    multi_processor_count=NOMINAL_DEVICE["multiprocessor_count"],
+    warp_size=NOMINAL_DEVICE["warpSize"],
+    regs_per_multiprocessor=NOMINAL_DEVICE["max_num_regs"],
+    shared_memory_per_block_optin=NOMINAL_DEVICE["max_shared_mem"],
+    max_threads_per_multi_processor=2048,
+    L2_cache_size=50 << 20,
+    total_memory=80 << 30,
+)
 
 
 class NominalDriver:
@@ -114,6 +127,18 @@ class NominalDriver:
     @staticmethod
     def get_benchmarker():
         return untimed
+
+
+def answer_torch_cuda_for_the_nominal_device() -> None:
+    """Where there is no GPU, torch.cuda's questions about the device get the nominal device's
+    answers, and synchronize() returns at once (the interpreter has finished every launch by
+    then): host code written for a GPU (tutorial 09's SM count, a synchronize before it
+    returns) runs here as it does there. torch.cuda.is_available() still says False, and every
+    tensor stays on the CPU."""
+    torch.cuda.get_device_properties = lambda device=None: NOMINAL_PROPERTIES
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    torch.cuda.get_device_name = lambda device=None: NOMINAL_PROPERTIES.name
+    torch.cuda.synchronize = lambda device=None: None
 
 
 class Untimed:
@@ -315,6 +340,7 @@ def prepare_triton() -> None:
         driver.active.get_benchmarker  # noqa: B018
     except RuntimeError:
         driver.set_active(NominalDriver())
+        answer_torch_cuda_for_the_nominal_device()
     driver.active.get_benchmarker = lambda: untimed
     # and however a kernel asks autotune to time (warmup=, rep=, use_cuda_graph=, do_bench=),
     # which would time with triton.testing's benchmarkers rather than the driver's

@@ -385,6 +385,18 @@ import triton.language.no_such_module
 """
 
 
+# Host code written for a GPU alone: on the interpreter its inputs are CPU tensors
+INSISTS_ON_CUDA = (
+    CORRECT_ADD
+    + """
+
+def add(x, y, out=None):
+    assert x.is_cuda, "x must be on the GPU"
+    return correct_add(x, y, out)
+"""
+)
+
+
 def write_impl(folder: Path, source: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "t1_add.py").write_text(textwrap.dedent(source))
@@ -401,6 +413,14 @@ def test_a_crash_costs_only_the_cases_that_crash(tmp_path):
     assert checks["adds two vectors"].status == "passed"
     assert checks["launches its Triton kernel (no torch arithmetic)"].status == "passed"
     assert 0 < result.score < 100
+
+
+@pytest.mark.skipif(kind() != "interpreter", reason="a GPU's inputs are on the GPU")
+def test_host_code_that_insists_on_a_gpu_is_told_why_it_stops_on_the_interpreter(tmp_path):
+    result = grading.grade(T1, write_impl(tmp_path, INSISTS_ON_CUDA), kind())
+    [first] = [c for c in result.checks if c.name == "adds two vectors"]
+    assert first.score == 0 and "x must be on the GPU" in first.message
+    assert "Triton's CPU interpreter, with CPU tensors" in first.message
 
 
 @pytest.mark.slow

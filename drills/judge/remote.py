@@ -535,7 +535,8 @@ class RunnerProcess(ChildProcess):
         text = str(error.get("message", ""))[:4000].strip()
         if error.get("not_started"):
             return Stop.NOT_STARTED, text, Kind.NOT_STARTED
-        raised = explained(f"your code raised {kind}: {text}{_where(self.shown_as, error)}", text)
+        where = _where(self.shown_as, error)
+        raised = explained(f"your code raised {kind}: {text}{where}", text, where)
         return Stop.FAILED, raised, Kind.RAISED
 
     def _import_failure(self, hello: dict) -> str:
@@ -543,8 +544,8 @@ class RunnerProcess(ChildProcess):
         kind = str(error.get("type", "Exception"))[:100]
         text = str(error.get("message", ""))[:2000]
         # an import runs the decorators: triton 3.9's autotune refuses a key it cannot follow
-        failed = f"importing {self.shown_as} failed: {kind}: {text}{_where(self.shown_as, error)}"
-        return explained(failed, text)
+        where = _where(self.shown_as, error)
+        return explained(f"importing {self.shown_as} failed: {kind}: {text}{where}", text, where)
 
 
 class ExecutorProcess(ChildProcess):
