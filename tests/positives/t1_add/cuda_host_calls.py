@@ -1,10 +1,11 @@
 """Correct, written differently: host code written for a GPU, as library code is. It sizes a
 grid-stride grid from torch.cuda.get_device_properties(x.device).multi_processor_count (tutorial
-09 asks the same at import) and calls torch.cuda.synchronize() before it returns. Where there is
-no GPU, the grader of commit 2459ce8 let torch answer, so the import failed on the CPU
-("RuntimeError: Found no NVIDIA driver on your system") and the file got 0/100 there; the runner
-now answers torch.cuda's questions for the interpreter's nominal device, and its synchronize
-returns at once. Not run on a GPU, where these are torch's own calls."""
+09 asks the same at import), launches inside `with torch.cuda.device(x.device):` and calls
+torch.cuda.synchronize() before it returns. Where there is no GPU, the grader of commit 2459ce8
+let torch answer, so the import failed on the CPU ("RuntimeError: Found no NVIDIA driver on your
+system") and the file got 0/100 there; the runner now answers torch.cuda's questions for the
+interpreter's nominal device, its synchronize returns at once and its device() switches nothing.
+Not run on a GPU, where these are torch's own calls."""
 
 import torch
 import triton
@@ -31,6 +32,7 @@ def add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None = None) -> to
     programs = 4 * torch.cuda.get_device_properties(x.device).multi_processor_count
     assert programs >= SM_COUNT_AT_IMPORT
     grid = (max(1, min(programs, triton.cdiv(n_elements, 1024))),)
-    add_kernel[grid](x, y, out, n_elements, BLOCK_SIZE=1024)
+    with torch.cuda.device(x.device):  # launch on the inputs' GPU, where there are several
+        add_kernel[grid](x, y, out, n_elements, BLOCK_SIZE=1024)
     torch.cuda.synchronize()
     return out
