@@ -58,12 +58,14 @@ _KNOWN_ERRORS = {
     "names: key=['M', 'N', 'K'].",
     # host code that insists on a GPU, where the grader has none (the interpreter's tensors are
     # on the CPU): torch's words, or the learner's line that asked
-    r"Found no NVIDIA driver|Torch not compiled with CUDA|\bis_cuda\b|device\.type *== *.cuda": "Host "
-    "code that insists on a GPU: on a machine without one, the grader runs your kernels on "
-    "Triton's CPU interpreter, with CPU tensors. Allocate on the inputs' device (torch.empty_like(x), "
-    "device=x.device) and check that the inputs share one (x.device == y.device), not that it is "
-    "cuda; torch.cuda's questions about the device (get_device_properties, synchronize) are "
-    "answered for a nominal sm_90 there.",
+    r"Found no NVIDIA driver|Torch not compiled with CUDA|\bis_cuda\b|device\.type *== *.cuda": (
+        "Host code that insists on a GPU: on a machine without one, the grader runs your "
+        "kernels on Triton's CPU interpreter, with CPU tensors. Allocate on the inputs' device "
+        "(torch.empty_like(x), device=x.device) and check that the inputs share one (x.device "
+        "== y.device), not that it is cuda. There, torch.cuda's questions about the device "
+        "(get_device_properties, get_device_capability) get a nominal sm_90's answers, and "
+        "synchronize() returns at once."
+    ),
     r"no allocator was set": "A kernel that makes tensor descriptors (tl.make_tensor_descriptor) "
     "needs scratch memory on a GPU: call triton.set_allocator(alloc) in host code before the "
     "launch, with alloc(size, alignment, stream) returning torch.empty(size, device='cuda', "

@@ -132,9 +132,9 @@ class NominalDriver:
 def answer_torch_cuda_for_the_nominal_device() -> None:
     """Where there is no GPU, torch.cuda's questions about the device get the nominal device's
     answers, synchronize() returns at once (the interpreter has finished every launch by then)
-    and torch.cuda.device() switches nothing: host code written for a GPU (tutorial 09's SM count, a synchronize before it
-    returns) runs here as it does there. torch.cuda.is_available() still says False, and every
-    tensor stays on the CPU."""
+    and torch.cuda.device() switches nothing: host code written for a GPU (tutorial 09's SM
+    count, a synchronize before it returns) runs here as it does there.
+    torch.cuda.is_available() still says False, and every tensor stays on the CPU."""
     torch.cuda.get_device_properties = lambda device=None: NOMINAL_PROPERTIES
     torch.cuda.get_device_capability = lambda device=None: (9, 0)
     torch.cuda.get_device_name = lambda device=None: NOMINAL_PROPERTIES.name
