@@ -136,7 +136,8 @@ def answer_torch_cuda_for_the_nominal_device() -> None:
     count, a synchronize before it returns) runs here as it does there.
     torch.cuda.is_available() still says False, and every tensor stays on the CPU."""
     torch.cuda.get_device_properties = lambda device=None: NOMINAL_PROPERTIES
-    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    capability = (NOMINAL_PROPERTIES.major, NOMINAL_PROPERTIES.minor)
+    torch.cuda.get_device_capability = lambda device=None: capability
     torch.cuda.get_device_name = lambda device=None: NOMINAL_PROPERTIES.name
     torch.cuda.synchronize = lambda device=None: None
     torch.cuda.current_device = lambda: 0

@@ -45,18 +45,25 @@ print(json.dumps({"ran": ran, "x": x[0].item(), "steps": trace.steps}))
 """
 
 
-def test_launches_are_recorded_not_run_and_the_first_config_is_kept_untimed():
+def runner_script(script: str, interpret: bool = True) -> dict:
+    """What `script`, a runner's process as far as it goes, prints last as JSON; with
+    `interpret`, on the interpreter."""
+    env = {"PATH": "/usr/bin:/bin"} | ({"TRITON_INTERPRET": "1"} if interpret else {})
     done = subprocess.run(
-        [sys.executable, "-c", AUTOTUNE_ROUND],
+        [sys.executable, "-c", script],
         cwd=catalog.ROOT,
-        env={"TRITON_INTERPRET": "1", "PATH": "/usr/bin:/bin"},
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.split("\n")[-2])
+    return json.loads(done.stdout.split("\n")[-2])
+
+
+def test_launches_are_recorded_not_run_and_the_first_config_is_kept_untimed():
+    seen = runner_script(AUTOTUNE_ROUND)
     # no config was run to time it: only the chosen one's pre_hook, before its launch
     assert seen["ran"] == ["A"]
     assert seen["x"] == 1.0  # the kernel did not run
@@ -101,17 +108,7 @@ print(json.dumps({"steps": trace.steps, "refused": refused}))
 
 
 def test_a_launch_through_wrap_triton_is_recorded_and_other_higher_order_ops_refused():
-    done = subprocess.run(
-        [sys.executable, "-c", HIGHER_ORDER],
-        cwd=catalog.ROOT,
-        env={"TRITON_INTERPRET": "1", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.split("\n")[-2])
+    seen = runner_script(HIGHER_ORDER)
     launches = [s for s in seen["steps"] if s["step"] == "launch"]
     assert [(s["kernel"], s["grid"]) for s in launches] == [("double", [1, 1, 1])]
     assert launches[0]["args"]["x_ptr"]["ref"] == "b1" and launches[0]["args"]["BLOCK"] == 16
@@ -139,17 +136,7 @@ print(json.dumps({"steps": trace.steps, "computed": trace.computed}))
 
 
 def test_tensors_made_from_python_values_are_sent_by_value_with_addresses_as_places():
-    done = subprocess.run(
-        [sys.executable, "-c", FROM_VALUES],
-        cwd=catalog.ROOT,
-        env={"PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.split("\n")[-2])
+    seen = runner_script(FROM_VALUES, interpret=False)
     sent = [(s["into"]["ref"], s["values"]) for s in seen["steps"] if s["step"] == "values"]
     assert sent[:3] == [
         ("t2", [{"ref": "b1", "byte": 0}, {"ref": "b1", "byte": 8}, 7]),
