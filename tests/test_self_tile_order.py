@@ -37,6 +37,7 @@ def learner_code(path):
         ROOT / "tests" / "negatives" / "t4_matmul" / "inline_row_major.py",
         POSITIVES / "names_of_its_own.py",
         POSITIVES / "persistent.py",
+        POSITIVES / "config_pre_hook_zeroes_c.py",
         ROOT / "tests" / "negatives" / "t4_matmul" / "persistent_row_major.py",
     ],
     ids=lambda p: p.stem,

@@ -839,11 +839,12 @@ MOST_PREFIXES = 256
 def writers_by_prefix(case: Case, watched: Watched, axis: int = 0) -> torch.Tensor | None:
     """On a GPU, which program stored each element of the output, shaped like it: the record
     run again with `axis` of its last launch's grid cut to its first k programs, k = 1, 2, ...;
-    what a cut writes first is program k - 1's (its place along that axis). A program's work
-    cannot depend on how many run unless the file reads the grid's size (tl.num_programs) or
-    waits on other programs (which takes atomics): for such files, or where a cut run fails, None. A persistent kernel's programs
-    keep their tiles, their stride over the tiles being a number the launch passes. The output
-    holds the last cut's values afterwards."""
+    what a cut writes first (against what the record leaves there without that launch) is
+    program k - 1's (its place along that axis). A program's work cannot depend on how many
+    run unless the file reads the grid's size (tl.num_programs) or waits on other programs
+    (which takes atomics): for such files, or where a cut run fails, None. A persistent
+    kernel's programs keep their tiles, their stride over the tiles being a number the launch
+    passes. The output holds the last cut's values afterwards."""
     launch = watched.launches[-1]
     last = max(i for i, s in enumerate(watched.steps) if s.get("step") == "launch")
     programs = launch.grid[axis] if len(launch.grid) > axis else 0
@@ -851,6 +852,12 @@ def writers_by_prefix(case: Case, watched: Watched, axis: int = 0) -> torch.Tens
     if not 0 < programs <= MOST_PREFIXES or "num_programs" in text or "atomic_" in text:
         return None
     writers = torch.full(case.out.buffer.shape, -1, dtype=torch.int32)
+    # what the host's own steps leave in the output (a config's pre_hook may zero it) is no
+    # program's: the record without its last launch, from which each cut's writes differ
+    case.out.reset()
+    if not replayed(case, watched.steps[:last] + watched.steps[last + 1 :]):
+        return None
+    before = case.out.snapshot()
     for k in range(1, programs + 1):
         steps = list(watched.steps)
         grid = list(launch.grid)
@@ -859,7 +866,7 @@ def writers_by_prefix(case: Case, watched: Watched, axis: int = 0) -> torch.Tens
         case.out.reset()
         if not replayed(case, steps):
             return None
-        first = case.out.written().cpu() & (writers < 0)
+        first = case.out.written(before).cpu() & (writers < 0)
         writers[first] = k - 1
     return case.out.like_tensor(writers)
 

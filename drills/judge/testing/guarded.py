@@ -127,9 +127,10 @@ class Guarded:
         g.tensor.copy_(values)
         return g
 
-    def written(self) -> torch.Tensor:
-        """Boolean mask, shaped like the buffer, of the elements that no longer hold the canary."""
-        return bits_of(self.buffer) != self.canary
+    def written(self, before: torch.Tensor | None = None) -> torch.Tensor:
+        """Boolean mask, shaped like the buffer, of the elements that no longer hold the canary
+        (or the bits of `before`, a snapshot)."""
+        return bits_of(self.buffer) != (self.canary if before is None else before)
 
     def read_at(self, offsets: torch.Tensor) -> torch.Tensor:
         """The buffer's values, in float64, at these offsets from the tensor's first element:
