@@ -138,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     except catalog.NotFound as e:
         print(f"grader.py: {e.said(language)}", file=sys.stderr)
         return 2
-    _start_loading_the_judge(args, selected)
+    if _start_loading_the_judge(args, selected):
+        from drills.versions import uncompiled, uncompiled_note
+
+        folders = uncompiled()
+        if folders:
+            print(f"grader.py: {uncompiled_note(folders, language)}", file=sys.stderr)
     confinement = None
     try:
         rt = runtime.current()  # asks the driver (0.1 s) while the judge's image loads
@@ -242,14 +247,17 @@ REFUSED_WORDS = {
 }
 
 
-def _start_loading_the_judge(args, selected) -> None:
+def _start_loading_the_judge(args, selected) -> bool:
     """Start the judge's image (torch and triton) loading now, while the grader checks the rest,
     if any selected file will be run: a stub or a syntax error is answered without it. Not
-    under --sandbox, which confines the grader first and every process it starts after."""
+    under --sandbox, which confines the grader first and every process it starts after.
+    Whether any will be run."""
     from drills import grading
 
-    if not args.sandbox and any(grading.needs_a_judge(d, args.impl) for d in selected):
+    judged = any(grading.needs_a_judge(d, args.impl) for d in selected)
+    if judged and not args.sandbox:
         forks.start_loading()
+    return judged
 
 
 def kept_warm(args) -> tuple[int, ...]:

@@ -23,6 +23,7 @@ import ast
 import contextlib
 import dataclasses
 import fcntl
+import importlib.util
 import json
 import os
 import re
@@ -92,6 +93,40 @@ def unsupported(found: dict[str, str], language: str = "en") -> str:
         f"{' and '.join(outside)} {'is' if len(outside) == 1 else 'are'} outside the versions the "
         f"drills are tested on ({tested}), so nothing was graded: install tested ones with "
         f"{install}"
+    )
+
+
+def uncompiled(names: tuple[str, ...] = ("torch", "triton")) -> list[Path]:
+    """The folders of these packages that hold no compiled bytecode (no .pyc of their
+    __init__.py where Python looks for it): pip writes it at install unless told not to, as
+    PYTHONDONTWRITEBYTECODE tells it in many container images, and the judge's processes,
+    which run with -B, never write it. Without it every grade compiles torch's Python again."""
+    folders = []
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec else None
+        source = origin if origin and origin.endswith(".py") else None
+        if source and not os.path.exists(importlib.util.cache_from_source(source)):
+            folders.append(Path(source).parent)
+    return folders
+
+
+def uncompiled_note(folders: list[Path], language: str = "en") -> str:
+    """One line for packages without bytecode (uncompiled): the cost, and the command that
+    compiles them once."""
+    names = [folder.name for folder in folders]
+    command = f"{sys.executable} -m compileall -q " + " ".join(str(f) for f in folders)
+    if language == "zh":
+        return (
+            f"{'、'.join(names)} 没有编译好的字节码（安装时设置了 PYTHONDONTWRITEBYTECODE，"
+            "许多容器镜像都这样设），所以每次评分都要重新编译它们的 Python 代码：在一台 H100 "
+            f"主机上，导入 torch 因此多花约 3 秒。编译一次就够了：{command}"
+        )
+    return (
+        f"{' and '.join(names)} {'has' if len(names) == 1 else 'have'} no compiled bytecode "
+        "(installed with PYTHONDONTWRITEBYTECODE set, as many container images are), so every "
+        "grade compiles their Python again: about 3 s more for torch's import on an H100 host. "
+        f"Compile it once: {command}"
     )
 
 

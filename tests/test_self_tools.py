@@ -304,6 +304,50 @@ def test_the_grader_refuses_an_untested_triton_in_one_line_before_grading():
     assert "triton 3.5.0 is outside the versions" in line and "pip install" in line
 
 
+def test_packages_without_bytecode_are_found_and_compiled_by_the_command_named(
+    tmp_path, monkeypatch
+):
+    # the GPU machines this repository is measured on install torch with
+    # PYTHONDONTWRITEBYTECODE set: its import took 5.5 s there, 2.5-2.7 s once compiled
+    package = tmp_path / "no_bytecode_here"
+    package.mkdir()
+    (package / "__init__.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert versions.uncompiled(("no_bytecode_here", "not_installed_at_all")) == [package]
+    note = versions.uncompiled_note([package])
+    assert note.startswith("no_bytecode_here has no compiled bytecode")
+    command = note.split("Compile it once: ")[1].split()
+    subprocess.run(command, check=True, env=os.environ | {"PYTHONDONTWRITEBYTECODE": ""})
+    assert versions.uncompiled(("no_bytecode_here",)) == []
+    assert "编译一次就够了" in versions.uncompiled_note([package], "zh")
+
+
+def test_the_grader_names_packages_without_bytecode_when_it_runs_a_file(tmp_path):
+    pretend = (
+        "import sys; from pathlib import Path; from drills import cli, versions; "
+        "versions.uncompiled = lambda: [Path('/pretend/torch')]; "
+        "sys.exit(cli.main(sys.argv[1:]))"
+    )
+
+    def stderr_of(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", pretend, *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return done.stderr
+
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    shutil.copy(ROOT / "drills" / "stubs" / "t1_add.py", stub / "t1_add.py")
+    assert "bytecode" not in stderr_of("t1", "--impl", str(stub))  # answered without torch
+    said = stderr_of("t1", "--impl", "solutions")
+    assert "grader.py: torch has no compiled bytecode" in said
+    assert "-m compileall -q /pretend/torch" in said
+
+
 def test_the_grader_refuses_a_triton_cache_it_cannot_write_in_one_line_before_grading(tmp_path):
     """A home folder mounted read-only (a container run with --read-only) once failed every
     case of every drill as the grader's own failure: the judge compiles into triton's cache."""
