@@ -251,13 +251,15 @@ def _start_loading_the_judge(args, selected) -> bool:
     """Start the judge's image (torch and triton) loading now, while the grader checks the rest,
     if any selected file will be run: a stub or a syntax error is answered without it. Not
     under --sandbox, which confines the grader first and every process it starts after.
-    Whether any will be run."""
+    Whether this grade imports them: a file will be run, and no server that `make watch` kept
+    warm holds them already."""
     from drills import grading
 
     judged = any(grading.needs_a_judge(d, args.impl) for d in selected)
+    imports = judged and not forks.server_pids()
     if judged and not args.sandbox:
         forks.start_loading()
-    return judged
+    return imports
 
 
 def kept_warm(args) -> tuple[int, ...]:

@@ -348,6 +348,20 @@ def test_the_grader_names_packages_without_bytecode_when_it_runs_a_file(tmp_path
     assert "-m compileall -q /pretend/torch" in said
 
 
+def test_make_watch_names_packages_without_bytecode_only_when_it_imports_them():
+    # a watch keeps the imported torch warm between grades: only its first grade pays
+    pretend = (
+        "import sys; from pathlib import Path; from drills import cli, versions; "
+        "versions.uncompiled = lambda: [Path('/pretend/torch')]; "
+        "[cli.main(['t1', '--impl', 'solutions', '--watching=drill']) for _ in range(2)]"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", pretend], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.count("Total 100/100") == 2, done.stdout + done.stderr
+    assert done.stderr.count("no compiled bytecode") == 1, done.stderr
+
+
 def test_the_grader_refuses_a_triton_cache_it_cannot_write_in_one_line_before_grading(tmp_path):
     """A home folder mounted read-only (a container run with --read-only) once failed every
     case of every drill as the grader's own failure: the judge compiles into triton's cache."""
