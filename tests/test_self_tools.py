@@ -288,6 +288,13 @@ def test_a_torch_or_triton_outside_the_tested_range_is_named_with_what_to_instal
     )
 
 
+def python_running(code: str, *args: str) -> subprocess.CompletedProcess:
+    """`python -c code args` in the repository, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
 def test_the_grader_refuses_an_untested_triton_in_one_line_before_grading():
     # triton 3.5 once graded the T1 reference 0/100, blaming the code for the environment
     pretend = (
@@ -295,9 +302,7 @@ def test_the_grader_refuses_an_untested_triton_in_one_line_before_grading():
         "runtime.versions = lambda: {'python': '3', 'torch': '2.14.1', 'triton': '3.5.0'}; "
         "sys.exit(cli.main(['t1', '--impl', 'solutions']))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", pretend], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    done = python_running(pretend)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     [line] = done.stderr.splitlines()
@@ -308,7 +313,7 @@ def test_packages_without_bytecode_are_found_and_compiled_by_the_command_named(
     tmp_path, monkeypatch
 ):
     # the GPU machines this repository is measured on install torch with
-    # PYTHONDONTWRITEBYTECODE set: its import took 5.5 s there, 2.5-2.7 s once compiled
+    # PYTHONDONTWRITEBYTECODE set: its import took 4.6-5.5 s there, 2.5-2.7 s once compiled
     package = tmp_path / "no_bytecode_here"
     package.mkdir()
     (package / "__init__.py").write_text("VALUE = 1\n")
@@ -322,41 +327,30 @@ def test_packages_without_bytecode_are_found_and_compiled_by_the_command_named(
     assert "编译一次就够了" in versions.uncompiled_note([package], "zh")
 
 
+# a grader whose torch has no bytecode, whatever this machine's has
+PRETEND_UNCOMPILED = (
+    "import sys; from pathlib import Path; from drills import cli, versions; "
+    "versions.uncompiled = lambda: [Path('/pretend/torch')]; "
+)
+
+
 def test_the_grader_names_packages_without_bytecode_when_it_runs_a_file(tmp_path):
-    pretend = (
-        "import sys; from pathlib import Path; from drills import cli, versions; "
-        "versions.uncompiled = lambda: [Path('/pretend/torch')]; "
-        "sys.exit(cli.main(sys.argv[1:]))"
-    )
-
-    def stderr_of(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", pretend, *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        return done.stderr
-
+    grade = PRETEND_UNCOMPILED + "sys.exit(cli.main(sys.argv[1:]))"
     stub = tmp_path / "stub"
     stub.mkdir()
     shutil.copy(ROOT / "drills" / "stubs" / "t1_add.py", stub / "t1_add.py")
-    assert "bytecode" not in stderr_of("t1", "--impl", str(stub))  # answered without torch
-    said = stderr_of("t1", "--impl", "solutions")
+    # a stub is answered without torch
+    assert "bytecode" not in python_running(grade, "t1", "--impl", str(stub)).stderr
+    said = python_running(grade, "t1", "--impl", "solutions").stderr
     assert "grader.py: torch has no compiled bytecode" in said
     assert "-m compileall -q /pretend/torch" in said
 
 
 def test_make_watch_names_packages_without_bytecode_only_when_it_imports_them():
     # a watch keeps the imported torch warm between grades: only its first grade pays
-    pretend = (
-        "import sys; from pathlib import Path; from drills import cli, versions; "
-        "versions.uncompiled = lambda: [Path('/pretend/torch')]; "
-        "[cli.main(['t1', '--impl', 'solutions', '--watching=drill']) for _ in range(2)]"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", pretend], cwd=ROOT, capture_output=True, text=True, check=False
+    done = python_running(
+        PRETEND_UNCOMPILED
+        + "[cli.main(['t1', '--impl', 'solutions', '--watching=drill']) for _ in range(2)]"
     )
     assert done.stdout.count("Total 100/100") == 2, done.stdout + done.stderr
     assert done.stderr.count("no compiled bytecode") == 1, done.stderr
