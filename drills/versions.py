@@ -104,8 +104,7 @@ def uncompiled(names: tuple[str, ...] = ("torch", "triton")) -> list[Path]:
     folders = []
     for name in names:
         spec = importlib.util.find_spec(name)
-        origin = spec.origin if spec else None
-        source = origin if origin and origin.endswith(".py") else None
+        source = spec.origin if spec and spec.origin and spec.origin.endswith(".py") else None
         if source and not os.path.exists(importlib.util.cache_from_source(source)):
             folders.append(Path(source).parent)
     return folders

@@ -30,6 +30,7 @@ from drills.judge.testing import (
     checks_of,
     device,
     fail,
+    far_nearer,
     generator,
     matches,
     needs_bf16,
@@ -173,19 +174,6 @@ def blockwise(
         acc = (acc * alpha[..., None] if rescale_acc else acc) + p.to(p_dtype).double() @ values
         running_max = new_max
     return acc / running_sum[..., None]
-
-
-def far_nearer(out: torch.Tensor, candidate: torch.Tensor, right: torch.Tensor) -> bool:
-    """Whether out lies at least four times nearer to candidate than to right, by the largest
-    difference over the elements finite in all three. A mistake whose effect is near the
-    tolerance can leave its model inside it while the output, the model plus the kernel's own
-    rounding, falls outside (one key too many: the output 25 times nearer to its model)."""
-    out, candidate, right = (t.double().cpu() for t in (out, candidate, right))
-    finite = out.isfinite() & candidate.isfinite() & right.isfinite()
-    if not bool(finite.any()):
-        return False
-    to_candidate = (out - candidate)[finite].abs().max()
-    return bool(4 * to_candidate < (out - right)[finite].abs().max())
 
 
 def attention_mistake(q, k, v, *, scale: float, causal: bool, default_scale: bool, dtype):

@@ -42,6 +42,7 @@ from drills.judge.testing.compare import (
     Tolerance,
     compare,
     dot_product_tolerance,
+    far_nearer,
     matches,
     matches_reads,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "kernels_launched",
     "Launch",
     "MANY_TILES",
+    "far_nearer",
     "matches",
     "matches_reads",
     "matmul_tile",
